@@ -1,0 +1,1 @@
+"""Fixtures for the bus tests: real brokers and databases from ``tests.support``."""
