@@ -1,0 +1,333 @@
+"""The event store and the hand log: the engine's durable memory.
+
+Theory of operation
+-------------------
+The engine is event-sourced: state is a fold over the inputs it accepted.  So
+the one thing that must never be lost is the list of accepted inputs, in the
+order they were accepted.  ``EventStore.append`` writes one input and returns
+only once the write is durable (SQLite: WAL journal with ``synchronous=FULL``,
+so the commit is fsynced; PostgreSQL: a committed transaction).  Only then does
+the engine publish the input's effects, so nothing a player saw can be
+missing from the log after a crash.
+
+Every input is identified by ``(source, session, seq)`` from the wire header
+(see ``engine.wire``).  MQTT QoS 1 may deliver a message twice, and a
+publisher re-sends un-acknowledged messages after a reconnect; the store's
+unique key turns the second delivery into ``Appended(duplicate=True)`` with
+the offset of the first, and no second row.  De-duplication is therefore as
+durable as the log itself, across engine restarts.
+
+``events(after=offset)`` replays the log in offset order (in batches, so a
+long session never sits in memory at once).  Offsets grow strictly but are
+not dense: PostgreSQL's sequences skip numbers after a rolled-back
+transaction, and one PostgreSQL database holds many tables' logs.  Each store
+is bound to one table id; a cardroom points every table's engine at the same
+PostgreSQL database.
+
+The hand log keeps each finished hand once: id, table, variant, start and end
+times (ISO-8601 text, UTC, supplied by the caller so this module needs no
+clock), the hand's event log as JSON and its PHH text.
+
+Both back ends speak the same interface and are tested by one parametrized
+suite; the SQL differs only in placeholders and the key column type.
+"""
+
+from __future__ import annotations
+
+import json
+import sqlite3
+import threading
+from collections.abc import Iterator, Mapping, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any, Protocol
+
+_BATCH = 500
+
+
+class StoreError(RuntimeError):
+    """The store cannot be opened or written; the message says what to check."""
+
+
+@dataclass(frozen=True, slots=True)
+class Appended:
+    """The result of an append: where the input sits, and whether it was already there."""
+
+    offset: int
+    duplicate: bool
+
+    @property
+    def status(self) -> str:
+        return "duplicate" if self.duplicate else "new"
+
+
+@dataclass(frozen=True, slots=True)
+class StoredEvent:
+    offset: int
+    source: str
+    session: int
+    seq: int
+    kind: str
+    payload: Mapping[str, Any]
+
+
+@dataclass(frozen=True, slots=True)
+class HandSummary:
+    hand_id: str
+    table: str
+    variant: str
+    started_at: str
+    ended_at: str | None
+
+
+@dataclass(frozen=True, slots=True)
+class HandRecord:
+    hand_id: str
+    table: str
+    variant: str
+    started_at: str
+    ended_at: str | None
+    events: Sequence[Any]
+    phh: str | None
+
+    @property
+    def summary(self) -> HandSummary:
+        return HandSummary(self.hand_id, self.table, self.variant, self.started_at, self.ended_at)
+
+
+class EventStore(Protocol):
+    """What the engine service needs from a store (both back ends implement it)."""
+
+    table: str
+
+    def append(self, source: str, session: int, seq: int, kind: str, payload: Mapping[str, Any]) -> Appended: ...
+
+    def events(self, after: int = 0) -> Iterator[StoredEvent]: ...
+
+    def heads(self) -> dict[str, tuple[int, int]]: ...
+
+    def record_hand(self, hand: HandRecord) -> bool: ...
+
+    def list_hands(self) -> list[HandSummary]: ...
+
+    def get_hand(self, hand_id: str) -> HandRecord | None: ...
+
+    def close(self) -> None: ...
+
+
+def _dumps(value: Any) -> str:
+    try:
+        return json.dumps(value, separators=(",", ":"), ensure_ascii=False, allow_nan=False, sort_keys=True)
+    except (TypeError, ValueError) as exc:
+        raise StoreError(f"payload is not plain JSON and cannot be stored: {exc}") from None
+
+
+class _SqlStore:
+    """The shared logic; subclasses provide a DB-API connection and the placeholder style."""
+
+    _ph = "?"
+    _key_type = "INTEGER PRIMARY KEY AUTOINCREMENT"
+
+    def __init__(self, table: str) -> None:
+        self.table = table
+        self._lock = threading.Lock()
+
+    # -- subclass hooks -----------------------------------------------------------
+    def _execute(self, sql: str, params: Sequence[Any] = ()) -> list[tuple[Any, ...]]:
+        raise NotImplementedError
+
+    def _write(self, statements: Sequence[tuple[str, Sequence[Any]]]) -> list[list[tuple[Any, ...]]]:
+        """Run statements in one committed transaction; return each one's rows."""
+        raise NotImplementedError
+
+    def close(self) -> None:
+        raise NotImplementedError
+
+    # -- schema -------------------------------------------------------------------
+    def _q(self, sql: str) -> str:
+        return sql.replace("?", self._ph)
+
+    def _schema(self) -> list[tuple[str, Sequence[Any]]]:
+        return [
+            (f"""CREATE TABLE IF NOT EXISTS events (
+                    event_offset {self._key_type},
+                    table_id TEXT NOT NULL,
+                    source TEXT NOT NULL,
+                    session BIGINT NOT NULL,
+                    seq BIGINT NOT NULL,
+                    kind TEXT NOT NULL,
+                    payload TEXT NOT NULL,
+                    recorded_at TEXT NOT NULL DEFAULT CURRENT_TIMESTAMP,
+                    UNIQUE (table_id, source, session, seq))""", ()),
+            ("CREATE INDEX IF NOT EXISTS events_by_table ON events (table_id, event_offset)", ()),
+            ("""CREATE TABLE IF NOT EXISTS hands (
+                    hand_id TEXT PRIMARY KEY,
+                    table_id TEXT NOT NULL,
+                    variant TEXT NOT NULL,
+                    started_at TEXT NOT NULL,
+                    ended_at TEXT,
+                    events TEXT NOT NULL,
+                    phh TEXT)""", ()),
+            ("CREATE INDEX IF NOT EXISTS hands_by_table ON hands (table_id, started_at)", ()),
+        ]
+
+    # -- events -------------------------------------------------------------------
+    def append(self, source: str, session: int, seq: int, kind: str, payload: Mapping[str, Any]) -> Appended:
+        """Append one accepted input; durable when this returns.  A repeated key is not stored twice."""
+        data = _dumps(payload)
+        with self._lock:
+            inserted, existing = self._write([
+                (self._q("INSERT INTO events (table_id, source, session, seq, kind, payload) VALUES (?, ?, ?, ?, ?, ?) "
+                         "ON CONFLICT (table_id, source, session, seq) DO NOTHING RETURNING event_offset"),
+                 (self.table, source, session, seq, kind, data)),
+                (self._q("SELECT event_offset FROM events WHERE table_id = ? AND source = ? AND session = ? AND seq = ?"),
+                 (self.table, source, session, seq)),
+            ])
+        if inserted:
+            return Appended(int(inserted[0][0]), duplicate=False)
+        return Appended(int(existing[0][0]), duplicate=True)
+
+    def events(self, after: int = 0) -> Iterator[StoredEvent]:
+        """Every stored input with an offset greater than ``after``, in offset order."""
+        last = after
+        while True:
+            with self._lock:
+                rows = self._execute(
+                    self._q("SELECT event_offset, source, session, seq, kind, payload FROM events "
+                            "WHERE table_id = ? AND event_offset > ? ORDER BY event_offset LIMIT ?"),
+                    (self.table, last, _BATCH))
+            for offset, source, session, seq, kind, payload in rows:
+                yield StoredEvent(int(offset), source, int(session), int(seq), kind, json.loads(payload))
+            if len(rows) < _BATCH:
+                return
+            last = int(rows[-1][0])
+
+    def heads(self) -> dict[str, tuple[int, int]]:
+        """For each source, its latest session and the highest seq stored in it (to seed a SourceTracker)."""
+        with self._lock:
+            rows = self._execute(
+                self._q("SELECT e.source, e.session, MAX(e.seq) FROM events e "
+                        "JOIN (SELECT source, MAX(session) AS s FROM events WHERE table_id = ? GROUP BY source) m "
+                        "ON e.source = m.source AND e.session = m.s WHERE e.table_id = ? GROUP BY e.source, e.session"),
+                (self.table, self.table))
+        return {source: (int(session), int(seq)) for source, session, seq in rows}
+
+    # -- hands --------------------------------------------------------------------
+    def record_hand(self, hand: HandRecord) -> bool:
+        """Keep a finished hand; False (and nothing written) if that hand id is already kept."""
+        with self._lock:
+            (rows,) = self._write([(
+                self._q("INSERT INTO hands (hand_id, table_id, variant, started_at, ended_at, events, phh) "
+                        "VALUES (?, ?, ?, ?, ?, ?, ?) ON CONFLICT (hand_id) DO NOTHING RETURNING hand_id"),
+                (hand.hand_id, hand.table, hand.variant, hand.started_at, hand.ended_at, _dumps(list(hand.events)),
+                 hand.phh))])
+        return bool(rows)
+
+    def list_hands(self) -> list[HandSummary]:
+        """This table's hands, oldest first."""
+        with self._lock:
+            rows = self._execute(
+                self._q("SELECT hand_id, table_id, variant, started_at, ended_at FROM hands WHERE table_id = ? "
+                        "ORDER BY started_at, hand_id"), (self.table,))
+        return [HandSummary(*row) for row in rows]
+
+    def get_hand(self, hand_id: str) -> HandRecord | None:
+        with self._lock:
+            rows = self._execute(
+                self._q("SELECT hand_id, table_id, variant, started_at, ended_at, events, phh FROM hands "
+                        "WHERE hand_id = ?"), (hand_id,))
+        if not rows:
+            return None
+        hid, table, variant, started, ended, events, phh = rows[0]
+        return HandRecord(hid, table, variant, started, ended, json.loads(events), phh)
+
+    def __enter__(self) -> _SqlStore:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
+
+
+class SqliteStore(_SqlStore):
+    """The embedded store: one SQLite file per table (or shared), WAL, fsync on every commit."""
+
+    def __init__(self, path: str | Path, table: str) -> None:
+        super().__init__(table)
+        self.path = Path(path)
+        try:
+            self._conn = sqlite3.connect(self.path, isolation_level=None, check_same_thread=False, timeout=30)
+            mode = self._conn.execute("PRAGMA journal_mode=WAL").fetchone()[0]
+            if mode != "wal":
+                raise StoreError(f"{self.path}: SQLite refused WAL mode (got {mode!r}); is it on a network filesystem?")
+            # FULL: the WAL is fsynced at every commit, so a returned append survives a power cut.
+            self._conn.execute("PRAGMA synchronous=FULL")
+            for sql, params in self._schema():
+                self._conn.execute(sql, params)
+        except sqlite3.Error as exc:
+            raise StoreError(f"cannot open the event store {self.path}: {exc}; check the directory exists and is "
+                             "writable") from exc
+
+    def _execute(self, sql: str, params: Sequence[Any] = ()) -> list[tuple[Any, ...]]:
+        return list(self._conn.execute(sql, tuple(params)).fetchall())
+
+    def _write(self, statements: Sequence[tuple[str, Sequence[Any]]]) -> list[list[tuple[Any, ...]]]:
+        out: list[list[tuple[Any, ...]]] = []
+        self._conn.execute("BEGIN IMMEDIATE")
+        try:
+            for sql, params in statements:
+                out.append(list(self._conn.execute(sql, tuple(params)).fetchall()))
+            self._conn.execute("COMMIT")
+        except BaseException:
+            self._conn.execute("ROLLBACK")
+            raise
+        return out
+
+    def close(self) -> None:
+        self._conn.close()
+
+
+class PostgresStore(_SqlStore):
+    """The cardroom store: many tables' logs in one PostgreSQL database."""
+
+    _ph = "%s"
+    _key_type = "BIGSERIAL PRIMARY KEY"
+
+    def __init__(self, dsn: str, table: str) -> None:
+        super().__init__(table)
+        try:
+            import psycopg
+        except ImportError as exc:  # pragma: no cover - depends on the install
+            raise StoreError("PostgreSQL needs psycopg: pip install 'studtable[postgres]'") from exc
+        try:
+            self._conn = psycopg.connect(dsn, autocommit=True)
+            with self._conn.transaction():
+                for sql, params in self._schema():
+                    self._conn.execute(sql, params)
+        except psycopg.Error as exc:
+            raise StoreError(f"cannot open the PostgreSQL event store: {exc}".strip()) from exc
+
+    def _execute(self, sql: str, params: Sequence[Any] = ()) -> list[tuple[Any, ...]]:
+        cur = self._conn.execute(sql, tuple(params))
+        return list(cur.fetchall()) if cur.description else []
+
+    def _write(self, statements: Sequence[tuple[str, Sequence[Any]]]) -> list[list[tuple[Any, ...]]]:
+        out: list[list[tuple[Any, ...]]] = []
+        with self._conn.transaction():
+            for sql, params in statements:
+                cur = self._conn.execute(sql, tuple(params))
+                out.append(list(cur.fetchall()) if cur.description else [])
+        return out
+
+    def close(self) -> None:
+        self._conn.close()
+
+
+def open_store(url: str | Path, table: str) -> SqliteStore | PostgresStore:
+    """Open a store from a config value: ``postgresql://...`` (or ``postgres://``), else a SQLite path
+    (``sqlite:///abs/path.db`` or a plain path)."""
+    text = str(url)
+    if text.startswith(("postgresql://", "postgres://")):
+        return PostgresStore(text, table)
+    if text.startswith("sqlite:///"):
+        text = text[len("sqlite://"):]
+    return SqliteStore(text, table)
