@@ -1,0 +1,155 @@
+"""The embedded broker: amqtt in-process, bound to loopback, with the generated users and rules.
+
+amqtt speaks MQTT 3.1.1 only and must be built inside a running event loop
+(it captures the loop in its constructor).  ``serve`` does that for a caller
+that already runs asyncio; ``start_embedded_broker`` runs its own loop on a
+daemon thread for callers that do not (the one-command demo, the tests) and
+returns once the listener accepts connections, or raises with amqtt's reason.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import ipaddress
+import logging
+import socket
+import tempfile
+import threading
+from collections.abc import Mapping
+from pathlib import Path
+from typing import Any
+
+from engine.broker.config import BrokerFiles, load_files, write_config
+from engine.wire import Role
+
+log = logging.getLogger(__name__)
+
+
+class BrokerStartError(RuntimeError):
+    """The embedded broker could not start; the message says why and what to try."""
+
+
+def _check_loopback(host: str, allow_remote: bool) -> None:
+    if allow_remote:
+        return
+    try:
+        loopback = ipaddress.ip_address(host).is_loopback
+    except ValueError:
+        loopback = host == "localhost"
+    if not loopback:
+        raise BrokerStartError(f"refusing to bind the embedded broker to {host}: it is for one machine; bind "
+                               "127.0.0.1, or deploy mosquitto with `studtable broker config` for a network")
+
+
+def amqtt_config(files: BrokerFiles, host: str, port: int) -> dict[str, Any]:
+    """The amqtt configuration dict: one TCP listener and the studtable auth/ACL plugins."""
+    plugins = "engine.broker.amqtt_plugins"
+    return {
+        "listeners": {"default": {"type": "tcp", "bind": f"{host}:{port}", "max_connections": 0}},
+        "timeout_disconnect_delay": 0,
+        "plugins": {
+            f"{plugins}.StudtableAuthPlugin": {"password_file": str(files.password_file),
+                                                "acl_file": str(files.acl_file)},
+            f"{plugins}.StudtableAclPlugin": {"acl_file": str(files.acl_file)},
+        },
+    }
+
+
+async def serve(files: BrokerFiles, host: str = "127.0.0.1", port: int | None = None, *,
+                allow_remote: bool = False) -> Any:
+    """Start an amqtt broker in the running loop and return it (call ``await broker.shutdown()``)."""
+    from amqtt.broker import Broker
+
+    _check_loopback(host, allow_remote)
+    port = files.port if port is None else port
+    broker = Broker(amqtt_config(files, host, port))
+    try:
+        await broker.start()
+    except Exception as exc:
+        raise BrokerStartError(f"amqtt could not listen on {host}:{port}: {exc}; is another broker using the "
+                               "port? (`ss -ltnp | grep {port}`)") from exc
+    return broker
+
+
+class EmbeddedBroker:
+    """An amqtt broker on its own thread and event loop."""
+
+    def __init__(self, files: BrokerFiles, host: str, port: int, *, allow_remote: bool = False) -> None:
+        self.files = files
+        self.host = host
+        self.port = port
+        self._allow_remote = allow_remote
+        self._loop: asyncio.AbstractEventLoop | None = None
+        self._broker: Any = None
+        self._stopped: asyncio.Event | None = None
+        self._ready = threading.Event()
+        self._error: BaseException | None = None
+        self._thread = threading.Thread(target=self._run, name=f"amqtt-{port}", daemon=True)
+
+    def login(self, role: Role | str) -> tuple[str, str]:
+        return self.files.login(role)
+
+    def start(self, timeout: float = 10.0) -> EmbeddedBroker:
+        self._thread.start()
+        if not self._ready.wait(timeout):
+            raise BrokerStartError(f"the embedded broker did not start within {timeout} s")
+        if self._error is not None:
+            raise self._error
+        return self
+
+    def _run(self) -> None:
+        asyncio.run(self._main())
+
+    async def _main(self) -> None:
+        self._loop = asyncio.get_running_loop()
+        self._stopped = asyncio.Event()
+        try:
+            self._broker = await serve(self.files, self.host, self.port, allow_remote=self._allow_remote)
+        except BaseException as exc:
+            self._error = exc
+            self._ready.set()
+            return
+        self._ready.set()
+        await self._stopped.wait()
+        with contextlib.suppress(Exception):
+            await self._broker.shutdown()
+
+    def stop(self, timeout: float = 10.0) -> None:
+        """Shut the broker down (clients see the connection drop) and join its thread."""
+        if self._loop is not None and self._stopped is not None and self._thread.is_alive():
+            self._loop.call_soon_threadsafe(self._stopped.set)
+        self._thread.join(timeout)
+
+    def __enter__(self) -> EmbeddedBroker:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.stop()
+
+
+def free_port(host: str = "127.0.0.1") -> int:
+    with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as sock:
+        sock.bind((host, 0))
+        port: int = sock.getsockname()[1]
+        return port
+
+
+def start_embedded_broker(host: str = "127.0.0.1", port: int = 0, *, config_dir: str | Path | None = None,
+                          passwords: Mapping[Role, str] | None = None, table: str = "+",
+                          allow_remote: bool = False) -> EmbeddedBroker:
+    """Start amqtt on a thread with the studtable users and rules; return once it listens.
+
+    ``config_dir`` is a directory from ``studtable broker config`` (its passwords are
+    used); without one, a fresh config is generated in a temporary directory, with
+    ``passwords`` for the roles given and random ones for the rest (see ``.files``).
+    ``port=0`` picks a free port (see ``.port``).
+    """
+    if port == 0:
+        port = free_port(host)
+    if config_dir is not None:
+        files = load_files(config_dir)
+    else:
+        files = write_config(tempfile.mkdtemp(prefix="studtable-broker-"), host=host, port=port, table=table,
+                             passwords=passwords)
+    return EmbeddedBroker(files, host, port, allow_remote=allow_remote).start()
