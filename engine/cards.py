@@ -21,14 +21,34 @@ SUITS: Final = "cdhs"  # RRoP 3.7: spades > hearts > diamonds > clubs
 UNKNOWN_CODE: Final = "??"
 
 RANK_NAMES: Final = {
-    "2": "deuce", "3": "trey", "4": "four", "5": "five", "6": "six",
-    "7": "seven", "8": "eight", "9": "nine", "T": "ten", "J": "jack",
-    "Q": "queen", "K": "king", "A": "ace",
+    "2": "deuce",
+    "3": "trey",
+    "4": "four",
+    "5": "five",
+    "6": "six",
+    "7": "seven",
+    "8": "eight",
+    "9": "nine",
+    "T": "ten",
+    "J": "jack",
+    "Q": "queen",
+    "K": "king",
+    "A": "ace",
 }
 RANK_PLURALS: Final = {
-    "2": "deuces", "3": "treys", "4": "fours", "5": "fives", "6": "sixes",
-    "7": "sevens", "8": "eights", "9": "nines", "T": "tens", "J": "jacks",
-    "Q": "queens", "K": "kings", "A": "aces",
+    "2": "deuces",
+    "3": "treys",
+    "4": "fours",
+    "5": "fives",
+    "6": "sixes",
+    "7": "sevens",
+    "8": "eights",
+    "9": "nines",
+    "T": "tens",
+    "J": "jacks",
+    "Q": "queens",
+    "K": "kings",
+    "A": "aces",
 }
 SUIT_NAMES: Final = {"c": "clubs", "d": "diamonds", "h": "hearts", "s": "spades"}
 

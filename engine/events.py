@@ -1,0 +1,239 @@
+"""The hand's inputs and outputs, as plain data.
+
+A hand is a fold over its input events (event sourcing): the same list of
+inputs always gives an equal hand.  Every event serialises to a JSON object
+with a ``type`` field and back, so the event store, the wire and the hand
+log all carry the same records.
+"""
+
+from __future__ import annotations
+
+from dataclasses import MISSING, asdict, dataclass, field, fields
+from typing import Any, ClassVar
+
+from engine.cards import Card, CardError, card
+from engine.rules import ConfigError, GameConfig
+
+
+class EventError(ValueError):
+    """A record that is not a well-formed event; the message names the field."""
+
+
+_REGISTRY: dict[str, type[Event]] = {}
+
+
+@dataclass(frozen=True)
+class Event:
+    type: ClassVar[str] = ""
+
+    def __init_subclass__(cls, **kwargs: Any) -> None:
+        super().__init_subclass__(**kwargs)
+        if cls.type:
+            _REGISTRY[cls.type] = cls
+
+    def to_json(self) -> dict[str, Any]:
+        data: dict[str, Any] = {"type": self.type}
+        for f in fields(self):
+            data[f.name] = _encode(getattr(self, f.name))
+        return data
+
+
+def _encode(value: Any) -> Any:
+    if isinstance(value, Card):
+        return str(value)
+    if isinstance(value, GameConfig):
+        return value.to_json()
+    if isinstance(value, tuple | list):
+        return [_encode(v) for v in value]
+    if hasattr(value, "__dataclass_fields__"):
+        return {k: _encode(v) for k, v in asdict(value).items()}
+    return value
+
+
+def event_from_json(data: Any) -> Event:
+    """Rebuild an event from its JSON form; raises EventError naming the problem."""
+    if not isinstance(data, dict):
+        raise EventError("an event is a JSON object")
+    kind = data.get("type")
+    cls = _REGISTRY.get(kind) if isinstance(kind, str) else None
+    if cls is None:
+        raise EventError(f"unknown event type {kind!r}")
+    kwargs: dict[str, Any] = {}
+    for f in fields(cls):
+        if f.name not in data:
+            if f.default is not MISSING or f.default_factory is not MISSING:
+                continue
+            raise EventError(f"{kind} event is missing field {f.name!r}")
+        kwargs[f.name] = data[f.name]
+    try:
+        return cls.from_fields(kwargs)  # type: ignore[attr-defined, no-any-return]
+    except (CardError, ConfigError, TypeError, ValueError) as exc:
+        raise EventError(f"bad {kind} event: {exc}") from None
+
+
+def _int(name: str, value: Any, minimum: int | None = None) -> int:
+    if not isinstance(value, int) or isinstance(value, bool):
+        raise EventError(f"{name} must be a whole number; got {value!r}")
+    if minimum is not None and value < minimum:
+        raise EventError(f"{name} must be at least {minimum}; got {value}")
+    return value
+
+
+@dataclass(frozen=True)
+class SeatEntry:
+    seat: int
+    name: str
+    stack: int
+
+
+@dataclass(frozen=True)
+class HandStarted(Event):
+    """Opens a hand: stakes, rules and the seats dealt in, in deal order."""
+
+    type: ClassVar[str] = "hand_started"
+    hand_id: int
+    config: GameConfig
+    seats: tuple[SeatEntry, ...]
+    # Seats dealt in but not present (RRoP stud 6: their ante is forfeited, the hand killed in turn).
+    absent: tuple[int, ...] = ()
+
+    @classmethod
+    def from_fields(cls, d: dict[str, Any]) -> HandStarted:
+        seats = d["seats"]
+        if not isinstance(seats, list):
+            raise EventError("seats must be a list")
+        entries = []
+        for s in seats:
+            if not isinstance(s, dict):
+                raise EventError("each seat is an object with seat, name, stack")
+            entries.append(
+                SeatEntry(
+                    _int("seat", s.get("seat"), 1), str(s.get("name", "")), _int("stack", s.get("stack"), 0)
+                )
+            )
+        return cls(
+            hand_id=_int("hand_id", d["hand_id"], 0),
+            config=GameConfig.from_json(d["config"]),
+            seats=tuple(entries),
+            absent=tuple(_int("absent seat", a, 1) for a in d.get("absent", ())),
+        )
+
+
+@dataclass(frozen=True)
+class CardDealt(Event):
+    """A card delivered to a seat, up or down; ``??`` when nobody knows which card."""
+
+    type: ClassVar[str] = "card_dealt"
+    seat: int
+    card: Card
+    face_up: bool
+
+    @classmethod
+    def from_fields(cls, d: dict[str, Any]) -> CardDealt:
+        if not isinstance(d["face_up"], bool):
+            raise EventError("face_up must be true or false")
+        return cls(_int("seat", d["seat"], 1), card(d["card"]), d["face_up"])
+
+
+@dataclass(frozen=True)
+class CardBurned(Event):
+    type: ClassVar[str] = "card_burned"
+    card: Card
+
+    @classmethod
+    def from_fields(cls, d: dict[str, Any]) -> CardBurned:
+        return cls(card(d["card"]))
+
+
+@dataclass(frozen=True)
+class CommonCardDealt(Event):
+    """RRoP stud 15: too few cards left for everyone; one up card plays in every hand."""
+
+    type: ClassVar[str] = "common_card_dealt"
+    card: Card
+
+    @classmethod
+    def from_fields(cls, d: dict[str, Any]) -> CommonCardDealt:
+        return cls(card(d["card"]))
+
+
+ACTIONS = ("fold", "check", "call", "bring_in", "complete", "bet", "raise")
+
+
+@dataclass(frozen=True)
+class PlayerAction(Event):
+    """A player's action.  ``amount`` is the total wagered this street for
+    bring_in, complete, bet and raise ("raise to 20"); for call it is the
+    chips added, and may be omitted."""
+
+    type: ClassVar[str] = "player_action"
+    seat: int
+    action: str
+    amount: int | None = None
+
+    @classmethod
+    def from_fields(cls, d: dict[str, Any]) -> PlayerAction:
+        action = d["action"]
+        if action not in ACTIONS:
+            raise EventError(f"unknown action {action!r}; actions are {', '.join(ACTIONS)}")
+        amount = d.get("amount")
+        return cls(_int("seat", d["seat"], 1), action, None if amount is None else _int("amount", amount, 0))
+
+
+@dataclass(frozen=True)
+class CardsShown(Event):
+    """A player shows cards (at showdown, or exposing them); shown cards become public."""
+
+    type: ClassVar[str] = "cards_shown"
+    seat: int
+    cards: tuple[Card, ...]
+
+    @classmethod
+    def from_fields(cls, d: dict[str, Any]) -> CardsShown:
+        cards = d["cards"]
+        if not isinstance(cards, list | tuple):
+            raise EventError("cards must be a list of card codes")
+        return cls(_int("seat", d["seat"], 1), tuple(card(c) for c in cards))
+
+
+@dataclass(frozen=True)
+class HandMucked(Event):
+    """A player at showdown throws the hand away unshown (concedes)."""
+
+    type: ClassVar[str] = "hand_mucked"
+    seat: int
+
+    @classmethod
+    def from_fields(cls, d: dict[str, Any]) -> HandMucked:
+        return cls(_int("seat", d["seat"], 1))
+
+
+# ---- outputs -------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class Announcement:
+    """What the dealer says aloud (RRoP stud 12; razz 5)."""
+
+    kind: str  # low_card, high_hand, raise, pair, open_pair, all_in, showdown, winner
+    text: str
+    seats: tuple[int, ...] = ()
+
+
+@dataclass(frozen=True)
+class PotAward:
+    pot: int  # 0 = main pot, then side pots in order
+    amount: int
+    seat: int
+    share: str  # "high", "low", "scoop", "uncontested"
+    hand: str = ""
+
+
+@dataclass(frozen=True)
+class Outputs:
+    """What one accepted input produced."""
+
+    announcements: tuple[Announcement, ...] = ()
+    awards: tuple[PotAward, ...] = ()
+    hand_over: bool = False
+    extra: dict[str, Any] = field(default_factory=dict)

@@ -1,0 +1,1065 @@
+"""One hand of seven-card stud, razz or stud high-low, as a state machine.
+
+Theory of operation
+-------------------
+A ``Hand`` is built from a ``HandStarted`` event and then fed input events
+one at a time through ``apply``: cards dealt to a seat (up or down), burns,
+a common card, player actions, cards shown and hands mucked at showdown.
+Nothing else changes it, and it does no I/O, so the same list of events
+always rebuilds an equal hand (``Hand.replay``): that is what the event store
+and the hand log rely on.
+
+The hand moves through phases::
+
+    DEALING(street) --all cards of the street delivered--> BETTING(street)
+    BETTING(street) --round closed, 2+ live, street < 7th--> DEALING(street+1)
+    BETTING(7th)    --round closed, 2+ live--> SHOWDOWN
+    any phase       --one live hand left--> COMPLETE (pot awarded)
+    SHOWDOWN        --every contender shown or mucked--> COMPLETE
+
+Which events each phase accepts is the table ``ACCEPTS`` below; anything else
+is refused with ``IllegalAction``, whose message names the event, the phase
+and the rule that refused it.  ``apply`` checks everything before it changes
+anything, so a refused input leaves the hand exactly as it was.
+
+Dealing is checked for *what* each seat must receive on a street (third
+street: two down, one up; fourth to sixth: one up; seventh: one down), not
+for the order among seats: the order is the deal tracker's business
+(``expected_deal`` says what a dealer would deliver next), and a deviation
+there is an irregularity for the dealer, not a reason to stop the hand.
+
+Betting is fixed limit.  One ``BettingRound`` holds a street's wagers; the
+house-rule profile (``engine.rules.HouseRules``) decides the points where the
+rule books differ: the open-pair big bet, the raise cap heads-up, short
+all-ins, the short bring-in.  ``options()`` answers, for the player to act,
+every legal action with its exact amount, and ``apply`` accepts exactly those.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass, field
+from enum import StrEnum
+from typing import Any
+
+from engine.cards import UNKNOWN, Card
+from engine.events import (
+    Announcement,
+    CardBurned,
+    CardDealt,
+    CardsShown,
+    CommonCardDealt,
+    Event,
+    HandMucked,
+    HandStarted,
+    Outputs,
+    PlayerAction,
+    PotAward,
+)
+from engine.ranking import (
+    describe_board_high,
+    describe_board_low,
+    describe_high,
+    describe_low,
+    high_board_value,
+    high_value,
+    low8_value,
+    low_board_value,
+    low_value,
+)
+from engine.rules import GameConfig, Variant
+from engine.showdown import Pot, build_pots, kill_losing_hands, split_pot
+
+STREET_NAMES = ("third street", "fourth street", "fifth street", "sixth street", "seventh street")
+# (down, up) cards each live seat receives on each street (RRoP 8.0; 001 dealing order).
+STREET_DEAL = ((2, 1), (0, 1), (0, 1), (0, 1), (1, 0))
+CARDS_IN_DECK = 52
+
+
+class Phase(StrEnum):
+    DEALING = "dealing"
+    BETTING = "betting"
+    SHOWDOWN = "showdown"
+    COMPLETE = "complete"
+
+
+# Which input events each phase accepts at all (finer checks follow per event).
+ACCEPTS: dict[Phase, tuple[type[Event], ...]] = {
+    Phase.DEALING: (CardDealt, CardBurned, CommonCardDealt, CardsShown),
+    Phase.BETTING: (PlayerAction, CardsShown),
+    Phase.SHOWDOWN: (CardsShown, HandMucked),
+    Phase.COMPLETE: (CardsShown,),
+}
+
+
+class IllegalAction(ValueError):
+    """An input the hand refuses; nothing was changed.
+
+    ``rule`` is the clause (or engine invariant) that refuses it, so a
+    dealer's screen can say why.
+    """
+
+    def __init__(self, rule: str, message: str) -> None:
+        super().__init__(f"{message} [{rule}]")
+        self.rule = rule
+        self.reason = message
+
+
+@dataclass
+class SeatState:
+    seat: int
+    name: str
+    starting_stack: int
+    stack: int
+    cards: list[tuple[Card, bool]] = field(default_factory=list)  # (card, face_up) in deal order
+    folded: bool = False
+    mucked: bool = False
+    shown: bool = False
+    bet: int = 0  # this street
+    committed: int = 0  # everything put in this hand, antes included
+    ante: int = 0
+    absent: bool = False
+
+    @property
+    def live(self) -> bool:
+        return not self.folded and not self.mucked
+
+    @property
+    def all_in(self) -> bool:
+        return self.live and self.stack == 0
+
+    @property
+    def up(self) -> list[Card]:
+        return [c for c, up in self.cards if up]
+
+    @property
+    def down(self) -> list[Card]:
+        return [c for c, up in self.cards if not up]
+
+    @property
+    def all_cards(self) -> list[Card]:
+        return [c for c, _ in self.cards]
+
+    def snapshot(self) -> dict[str, Any]:
+        return {
+            "seat": self.seat,
+            "name": self.name,
+            "starting_stack": self.starting_stack,
+            "stack": self.stack,
+            "cards": [[str(c), up] for c, up in self.cards],
+            "folded": self.folded,
+            "mucked": self.mucked,
+            "shown": self.shown,
+            "bet": self.bet,
+            "committed": self.committed,
+            "ante": self.ante,
+            "absent": self.absent,
+        }
+
+
+@dataclass(frozen=True)
+class Option:
+    """One legal action: ``amount`` is chips added for call and bring-in, the
+    street total ("to") for complete, bet and raise."""
+
+    action: str
+    amount: int = 0
+    all_in: bool = False
+
+    @property
+    def label(self) -> str:
+        suffix = " (all in)" if self.all_in else ""
+        match self.action:
+            case "fold" | "check":
+                return self.action.capitalize() + suffix
+            case "call":
+                return f"Call {self.amount}{suffix}"
+            case "bring_in":
+                return f"Bring in {self.amount}{suffix}"
+            case "complete":
+                return f"Complete to {self.amount}{suffix}"
+            case "bet":
+                return f"Bet {self.amount}{suffix}"
+            case _:
+                return f"Raise to {self.amount}{suffix}"
+
+    def to_json(self) -> dict[str, Any]:
+        return {"action": self.action, "amount": self.amount, "all_in": self.all_in, "label": self.label}
+
+
+@dataclass(frozen=True)
+class Options:
+    seat: int
+    options: tuple[Option, ...]
+    to_call: int
+
+    def find(self, action: str, amount: int | None = None) -> Option | None:
+        for o in self.options:
+            if o.action == action and (amount is None or o.amount == amount):
+                return o
+        return None
+
+    def to_json(self) -> dict[str, Any]:
+        return {"seat": self.seat, "to_call": self.to_call, "options": [o.to_json() for o in self.options]}
+
+
+@dataclass
+class BettingRound:
+    """A street's wagers.  Field names follow the rule text where they can."""
+
+    street: int
+    unit: int  # the bet for this street (small or big)
+    big_option: bool = False  # RRoP stud 4: open pair on 4th, small or big bet until a big one is made
+    to: int = 0  # the level everyone must match ("current bet")
+    full_to: int = 0  # the last level reached by a full wager (RRoP 3.5 short all-ins)
+    count: int = 0  # bets/completions/raises counted against the cap
+    capped: bool = False
+    bring_in_open: bool = False  # third street before anyone has brought it in
+    bring_in_forced: bool = False  # the player to act must bring in or complete (cannot fold)
+    completion_pending: bool = False  # third street before anyone has completed
+    last_increment: int = 0  # largest wager increment so far (PokerKit's reopen test)
+    short_all_ins: list[int] = field(default_factory=list)
+    acted: set[int] = field(default_factory=set)  # seats that acted since the last full wager
+    to_act: list[int] = field(default_factory=list)
+    aggressor: int | None = None
+    opener: int | None = None
+    # Seats that may only call on this street (RRoP stud 14: premature seventh card kept).
+    call_only: set[int] = field(default_factory=set)
+
+    def snapshot(self) -> dict[str, Any]:
+        return {
+            "street": self.street,
+            "unit": self.unit,
+            "big_option": self.big_option,
+            "to": self.to,
+            "full_to": self.full_to,
+            "count": self.count,
+            "capped": self.capped,
+            "bring_in_open": self.bring_in_open,
+            "bring_in_forced": self.bring_in_forced,
+            "completion_pending": self.completion_pending,
+            "last_increment": self.last_increment,
+            "short_all_ins": list(self.short_all_ins),
+            "acted": sorted(self.acted),
+            "to_act": list(self.to_act),
+            "aggressor": self.aggressor,
+            "opener": self.opener,
+            "call_only": sorted(self.call_only),
+        }
+
+
+class Hand:
+    """One hand, from the antes to the pot awarded.  See the module docstring."""
+
+    def __init__(self, start: HandStarted) -> None:
+        if not 2 <= len(start.seats) <= 8:
+            raise IllegalAction("engine.seats", f"a stud hand needs 2 to 8 players; got {len(start.seats)}")
+        numbers = [s.seat for s in start.seats]
+        if len(set(numbers)) != len(numbers):
+            raise IllegalAction("engine.seats", f"a seat is listed twice: {numbers}")
+        if numbers != sorted(numbers):
+            raise IllegalAction(
+                "engine.seats", "seats must be listed in deal order (ascending from the dealer's left)"
+            )
+        for entry in start.seats:
+            if entry.stack <= 0:
+                raise IllegalAction("engine.seats", f"seat {entry.seat} has no chips and cannot be dealt in")
+        unknown_absent = set(start.absent) - set(numbers)
+        if unknown_absent:
+            raise IllegalAction("engine.seats", f"absent seat(s) {sorted(unknown_absent)} are not dealt in")
+        self.start = start
+        self.config: GameConfig = start.config
+        self.hand_id = start.hand_id
+        self.seats = [SeatState(s.seat, s.name, s.stack, s.stack) for s in start.seats]
+        self._index = {s.seat: i for i, s in enumerate(self.seats)}
+        self.events: list[Event] = [start]
+        self.phase = Phase.DEALING
+        self.street = 0
+        self.burns: list[Card] = []
+        self.burned_this_street = False
+        self.common: list[Card] = []
+        self.round: BettingRound | None = None
+        self.last_round: BettingRound | None = None
+        self.to_show: list[int] = []
+        self.awards: list[PotAward] = []
+        self.pots: list[Pot] = []
+        self.announcements: list[Announcement] = []
+        self.paired_announced: set[int] = set()
+        # Antes (RRoP stud 1; a stack smaller than the ante is all in for what it has).
+        for s in self.seats:
+            ante = min(self.config.ante, s.stack)
+            s.stack -= ante
+            s.ante = ante
+            s.committed = ante
+            s.absent = s.seat in start.absent
+
+    # ------------------------------------------------------------------ build
+
+    @classmethod
+    def replay(cls, events: Iterable[Event]) -> Hand:
+        """Fold a hand's event log back into the hand."""
+        it = iter(events)
+        first = next(it, None)
+        if not isinstance(first, HandStarted):
+            raise IllegalAction("engine.log", "a hand's log starts with hand_started")
+        hand = cls(first)
+        for event in it:
+            hand.apply(event)
+        return hand
+
+    def snapshot(self) -> dict[str, Any]:
+        """The whole state as plain data (secret cards included)."""
+        return {
+            "hand_id": self.hand_id,
+            "config": self.config.to_json(),
+            "phase": self.phase.value,
+            "street": self.street,
+            "seats": [s.snapshot() for s in self.seats],
+            "burns": [str(c) for c in self.burns],
+            "burned_this_street": self.burned_this_street,
+            "common": [str(c) for c in self.common],
+            "round": self.round.snapshot() if self.round else None,
+            "last_round": self.last_round.snapshot() if self.last_round else None,
+            "to_show": list(self.to_show),
+            "awards": [vars(a) for a in self.awards],
+            "announcements": [vars(a) for a in self.announcements],
+        }
+
+    def __eq__(self, other: object) -> bool:
+        return isinstance(other, Hand) and self.snapshot() == other.snapshot()
+
+    __hash__ = None  # type: ignore[assignment]
+
+    # ------------------------------------------------------------- queries
+
+    def seat(self, number: int) -> SeatState:
+        try:
+            return self.seats[self._index[number]]
+        except KeyError:
+            raise IllegalAction("engine.seats", f"seat {number} is not in this hand") from None
+
+    @property
+    def live_seats(self) -> list[SeatState]:
+        return [s for s in self.seats if s.live]
+
+    @property
+    def pot_total(self) -> int:
+        return sum(s.committed for s in self.seats) - sum(a.amount for a in self.awards)
+
+    @property
+    def to_act(self) -> int | None:
+        """The seat number whose turn it is, if betting is open."""
+        if self.phase is Phase.BETTING and self.round and self.round.to_act:
+            return self.seats[self.round.to_act[0]].seat
+        if self.phase is Phase.SHOWDOWN and self.to_show:
+            return self.seats[self.to_show[0]].seat
+        return None
+
+    @property
+    def is_over(self) -> bool:
+        return self.phase is Phase.COMPLETE
+
+    def needs(self, s: SeatState) -> tuple[int, int]:
+        """(down, up) cards this seat still needs on the current street."""
+        if self.phase is not Phase.DEALING or not s.live or self.common_card_street():
+            return (0, 0)
+        down_due = sum(d for d, _ in STREET_DEAL[: self.street + 1])
+        up_due = sum(u for _, u in STREET_DEAL[: self.street + 1])
+        return (max(0, down_due - len(s.down)), max(0, up_due - len(s.up)))
+
+    def common_card_street(self) -> bool:
+        return bool(self.common) and self.street == 4
+
+    def cards_unseen(self) -> int:
+        """Cards not yet dealt to a player or the centre (burns can be reshuffled: RRoP stud 15)."""
+        dealt = sum(len(s.cards) for s in self.seats) + len(self.common)
+        return CARDS_IN_DECK - dealt
+
+    def expected_deal(self) -> list[tuple[str, int | None, bool]]:
+        """What a dealer delivers next this street, in order: ("burn", None, False)
+        or ("card", seat, face_up).  Burns are optional for the hand itself."""
+        if self.phase is not Phase.DEALING:
+            return []
+        slots: list[tuple[str, int | None, bool]] = []
+        if (
+            self.street > 0
+            and not self.burned_this_street
+            and not any(
+                len(s.cards) > sum(d + u for d, u in STREET_DEAL[: self.street]) for s in self.live_seats
+            )
+        ):
+            slots.append(("burn", None, False))
+        if self.street == 0:
+            # Two rounds of down cards, then the door cards, each from the dealer's left.
+            for rnd in range(3):
+                for s in self.live_seats:
+                    down, up = self.needs(s)
+                    if rnd < 2 and down > 1 - rnd:
+                        slots.append(("card", s.seat, False))
+                    elif rnd == 2 and up:
+                        slots.append(("card", s.seat, True))
+        else:
+            for s in self.live_seats:
+                down, up = self.needs(s)
+                if down or up:
+                    slots.append(("card", s.seat, bool(up)))
+        return slots
+
+    def options(self) -> Options | None:
+        """Every legal action for the player to act, with exact amounts."""
+        if self.phase is not Phase.BETTING or not self.round or not self.round.to_act:
+            return None
+        idx = self.round.to_act[0]
+        return self._options_for(idx)
+
+    def up_cards_for_ranking(self, s: SeatState) -> list[Card]:
+        return s.up + self.common
+
+    # ---------------------------------------------------------- the driver
+
+    def apply(self, event: Event) -> Outputs:
+        """Apply one input event; raises IllegalAction (changing nothing) if refused."""
+        if not isinstance(event, ACCEPTS[self.phase]):
+            raise IllegalAction(
+                "engine.phase",
+                f"{getattr(event, 'type', type(event).__name__)} is not accepted while the hand is {self._phase_text()}",
+            )
+        handler = getattr(self, "_on_" + event.type)
+        before = len(self.announcements)
+        awards_before = len(self.awards)
+        handler(event)
+        self.events.append(event)
+        return Outputs(
+            announcements=tuple(self.announcements[before:]),
+            awards=tuple(self.awards[awards_before:]),
+            hand_over=self.phase is Phase.COMPLETE,
+        )
+
+    def _phase_text(self) -> str:
+        if self.phase in (Phase.DEALING, Phase.BETTING):
+            return f"{self.phase.value} on {STREET_NAMES[self.street]}"
+        return {Phase.SHOWDOWN: "at showdown", Phase.COMPLETE: "over"}[self.phase]
+
+    # ------------------------------------------------------------- dealing
+
+    def _seen_cards(self) -> set[Card]:
+        seen = {c for s in self.seats for c in s.all_cards if c.known}
+        seen.update(c for c in self.burns if c.known)
+        seen.update(self.common)
+        return seen
+
+    def _check_new_card(self, c: Card, what: str) -> None:
+        if c.known and c in self._seen_cards():
+            # RRoP 3.4: two cards of the same rank and suit; the irregularity layer rules on it.
+            raise IllegalAction(
+                "RRoP 3.4 duplicate card", f"the {c.name} ({c}) was already dealt in this hand ({what})"
+            )
+
+    def _on_card_dealt(self, e: CardDealt) -> None:
+        s = self.seat(e.seat)
+        if not s.live:
+            raise IllegalAction("engine.deal", f"seat {e.seat} is out of this hand and gets no cards")
+        down, up = self.needs(s)
+        if (e.face_up and not up) or (not e.face_up and not down):
+            if not down and not up:
+                raise IllegalAction(
+                    "engine.deal", f"seat {e.seat} already has its cards for {STREET_NAMES[self.street]}"
+                )
+            want = "down" if down else "up"
+            got = "up" if e.face_up else "down"
+            raise IllegalAction(
+                "RRoP stud 5/17",
+                f"seat {e.seat}'s next card on {STREET_NAMES[self.street]} is dealt {want}, not {got}",
+            )
+        if e.face_up and not e.card.known:
+            raise IllegalAction("engine.deal", f"an up card must be identified (seat {e.seat})")
+        self._check_new_card(e.card, f"dealt to seat {e.seat}")
+        s.cards.append((e.card, e.face_up))
+        self._after_card()
+
+    def _on_card_burned(self, e: CardBurned) -> None:
+        if self.burned_this_street:
+            # RRoP stud 13: two burns for one round is a dealer error to correct.
+            raise IllegalAction("RRoP stud 13", f"a card was already burned on {STREET_NAMES[self.street]}")
+        delivered = sum(d + u for d, u in STREET_DEAL[: self.street])
+        if any(len(s.cards) > delivered for s in self.live_seats):
+            raise IllegalAction("RRoP stud 13", "the burn comes before the street's first card")
+        self._check_new_card(e.card, "burned")
+        self.burns.append(e.card)
+        self.burned_this_street = True
+
+    def _on_common_card_dealt(self, e: CommonCardDealt) -> None:
+        # RRoP stud 15: a common card only when there are not enough fresh cards for every player.
+        if self.street != 4:
+            raise IllegalAction(
+                "RRoP stud 15", "a common card is dealt only for the last (seventh-street) card"
+            )
+        waiting = [s for s in self.live_seats if self.needs(s) != (0, 0)]
+        if len(waiting) < len(self.live_seats):
+            raise IllegalAction(
+                "RRoP stud 15", "some players already have their seventh card; deal theirs to all"
+            )
+        if self.cards_unseen() >= len(waiting):
+            raise IllegalAction(
+                "RRoP stud 15",
+                f"{self.cards_unseen()} cards remain for {len(waiting)} players: deal each a card, no common card",
+            )
+        if not e.card.known:
+            raise IllegalAction("engine.deal", "the common card is face up and must be identified")
+        self._check_new_card(e.card, "as the common card")
+        self.common.append(e.card)
+        self.announcements.append(
+            Announcement("common_card", f"Common card: the {e.card.name} plays in every hand", ())
+        )
+        self._after_card()
+
+    def _after_card(self) -> None:
+        if any(self.needs(s) != (0, 0) for s in self.live_seats):
+            return
+        self._begin_betting()
+
+    # ------------------------------------------------------------- betting
+
+    def _begin_betting(self) -> None:
+        cfg = self.config
+        street = self.street
+        unit = cfg.small_bet if street < 2 else cfg.big_bet
+        rnd = BettingRound(street=street, unit=unit)
+        live = [i for i, s in enumerate(self.seats) if s.live]
+        if street == 0:
+            opener = self._bring_in_index()
+            rnd.bring_in_open = True
+            rnd.completion_pending = True
+            rnd.opener = opener
+            order = self._rotate(live, opener)
+            low = self.seats[opener]
+            rnd.to_act = [i for i in order if self.seats[i].stack > 0 and self._effective_stack(i) > 0]
+            rnd.bring_in_forced = bool(rnd.to_act) and (
+                rnd.to_act[0] == opener or not cfg.rules.bring_in_passes_with_fold
+            )
+            door = low.up[0]
+            text = f"{door.name.capitalize()} brings it in"
+            if low.stack == 0:
+                # RRoP stud 8: the low card is all in for the ante; the player to the left acts first.
+                text = f"{door.name.capitalize()} is low but all in for the ante; seat {self._seat_after(opener)} acts first"
+            self.announcements.append(Announcement("low_card", text, (low.seat,)))
+        else:
+            opener = self._best_board_index()
+            rnd.opener = opener
+            # RRoP stud 4: an open pair on fourth street (stud high only) allows the big bet.
+            if (
+                street == 1
+                and cfg.variant is Variant.STUD
+                and cfg.rules.open_pair_big_bet
+                and any(self._has_open_pair(self.seats[i]) for i in live)
+            ):
+                rnd.big_option = True
+            order = self._rotate(live, opener)
+            rnd.to_act = [i for i in order if self.seats[i].stack > 0 and self._effective_stack(i) > 0]
+            self._announce_board(opener, rnd)
+        # Nobody to bet against: a lone player with chips does not act.
+        if len(rnd.to_act) == 1:
+            rnd.to_act.clear()
+        self.round = rnd
+        self.phase = Phase.BETTING
+        self._maybe_close_round()
+
+    def _bring_in_index(self) -> int:
+        """RRoP stud 1: lowest up card by suit brings it in (ace high); razz 3: highest, ace low."""
+        live = [i for i, s in enumerate(self.seats) if s.live]
+        if self.config.variant is Variant.RAZZ:
+            return max(
+                live, key=lambda i: (self.seats[i].up[0].low_rank_value, self.seats[i].up[0].suit_value)
+            )
+        return min(live, key=lambda i: (self.seats[i].up[0].rank_value, self.seats[i].up[0].suit_value))
+
+    def _board_key(self, i: int) -> tuple[int, ...]:
+        up = self.up_cards_for_ranking(self.seats[i])
+        if self.config.variant is Variant.RAZZ:
+            return low_board_value(up)
+        return high_board_value(up)
+
+    def _best_board_index(self) -> int:
+        """RRoP stud 1: high board acts first (razz 3: low board); ties by position."""
+        best: int | None = None
+        best_key: tuple[int, ...] | None = None
+        for i, s in enumerate(self.seats):
+            if not s.live:
+                continue
+            key = self._board_key(i)
+            if best_key is None or key > best_key:
+                best, best_key = i, key
+        assert best is not None
+        return best
+
+    def _has_open_pair(self, s: SeatState) -> bool:
+        ranks = [c.rank for c in s.up]
+        return len(ranks) != len(set(ranks))
+
+    def _announce_board(self, opener: int, rnd: BettingRound) -> None:
+        s = self.seats[opener]
+        up = self.up_cards_for_ranking(s)
+        if self.config.variant is Variant.RAZZ:
+            text = f"{describe_board_low(up).capitalize()} acts first"
+        else:
+            text = f"{describe_board_high(up).capitalize()} is high"
+        self.announcements.append(Announcement("high_hand", f"Seat {s.seat}: {text}", (s.seat,)))
+        # RRoP stud 12: all pairs; razz 5: pairs the first time, never face-card pairs.
+        for i, other in enumerate(self.seats):
+            if not other.live or i in self.paired_announced:
+                continue
+            ranks = [c.rank for c in other.up]
+            pairs = {r for r in ranks if ranks.count(r) >= 2}
+            if self.config.variant is Variant.RAZZ:
+                pairs -= {"J", "Q", "K"}
+            if pairs:
+                self.paired_announced.add(i)
+                from engine.cards import RANK_PLURALS
+
+                names = " and ".join(RANK_PLURALS[r] for r in sorted(pairs, key="23456789TJQKA".index))
+                self.announcements.append(
+                    Announcement("pair", f"Seat {other.seat} pairs {names}", (other.seat,))
+                )
+        if rnd.big_option:
+            cfg = self.config
+            self.announcements.append(
+                Announcement(
+                    "open_pair",
+                    f"Open pair: any player may bet {cfg.small_bet} or {cfg.big_bet}",
+                    (s.seat,),
+                )
+            )
+
+    def _rotate(self, indices: list[int], first: int) -> list[int]:
+        n = len(self.seats)
+        return sorted(indices, key=lambda i: (i - first) % n)
+
+    def _seat_after(self, index: int) -> int:
+        n = len(self.seats)
+        for k in range(1, n + 1):
+            s = self.seats[(index + k) % n]
+            if s.live and s.stack > 0:
+                return s.seat
+        return self.seats[index].seat
+
+    def _effective_stack(self, i: int) -> int:
+        """Chips this player can still lose to someone who can match them."""
+        s = self.seats[i]
+        totals = sorted(o.bet + o.stack for o in self.seats if o.live)
+        if len(totals) < 2:
+            return 0
+        return min(s.stack, max(0, totals[-2] - s.bet))
+
+    def _not_all_in_count(self) -> int:
+        return sum(1 for s in self.seats if s.live and s.stack > 0)
+
+    def _options_for(self, idx: int) -> Options:
+        rnd = self.round
+        assert rnd is not None
+        s = self.seats[idx]
+        cfg = self.config
+        rules = cfg.rules
+        opts: list[Option] = []
+        if rnd.bring_in_open:
+            # RRoP stud 2: the forced bet may open for a full bet; stud 8: after an all-in low card
+            # the next player may also fold.
+            amount = min(s.stack, cfg.bring_in)
+            if not rnd.bring_in_forced:
+                opts.append(Option("fold"))
+            opts.append(Option("bring_in", amount, amount == s.stack))
+            if s.stack > cfg.bring_in or not rules.short_bring_in_calls_full:
+                complete = min(s.stack, cfg.small_bet)
+                opts.append(Option("complete", complete, complete == s.stack))
+            return Options(s.seat, tuple(opts), 0)
+        to_call = min(s.stack, max(0, rnd.to - s.bet))
+        if to_call > 0:
+            opts.append(Option("fold"))
+            opts.append(Option("call", to_call, to_call == s.stack))
+        else:
+            opts.append(Option("check"))
+        for target in self._raise_targets(idx):
+            amount = min(target, s.stack + s.bet)
+            if rnd.completion_pending or (rnd.full_to == 0 and rnd.to > 0 and rules.half_bet_all_in_reopens):
+                kind = "complete"
+            elif rnd.to == 0:
+                kind = "bet"
+            else:
+                kind = "raise"
+            opts.append(Option(kind, amount, amount == s.stack + s.bet))
+        return Options(s.seat, tuple(opts), to_call)
+
+    def _raise_targets(self, idx: int) -> list[int]:
+        """The street totals this player may bet, complete or raise to (empty if none)."""
+        rnd = self.round
+        assert rnd is not None
+        s = self.seats[idx]
+        cfg = self.config
+        rules = cfg.rules
+        if idx in rnd.call_only:
+            return []  # RRoP stud 14: premature seventh card kept, may only call on sixth street
+        if s.stack <= rnd.to - s.bet:
+            return []  # covered: calling puts this player all in
+        if not any(o is not s and o.live and o.stack + o.bet > rnd.to for o in self.seats):
+            return []  # nobody left who could call a raise
+        # RRoP 3.5: a bet and three raises, unlimited heads-up unless capped first.
+        if rnd.capped:
+            return []
+        if rnd.count >= cfg.bet_cap and not (rules.unlimited_heads_up and self._not_all_in_count() <= 2):
+            return []
+        if rules.half_bet_all_in_reopens:
+            # RRoP 3.5: an all-in under half a bet does not reopen betting for those who acted.
+            if idx in rnd.acted and rnd.to > rnd.full_to:
+                return []
+            if rnd.completion_pending:
+                return self._with_big_option([cfg.small_bet], rnd)
+            return self._with_big_option([rnd.full_to + rnd.unit], rnd)
+        # PokerKit 0.7.7 (wsop2023): only a full raise reopens the betting.
+        to_call = min(s.stack, rnd.to - s.bet)
+        if to_call < rnd.last_increment:
+            return []
+        if rnd.short_all_ins and sum(rnd.short_all_ins) < rnd.last_increment and idx in rnd.acted:
+            return []
+        if rnd.completion_pending:
+            return [cfg.small_bet]
+        return [rnd.to + max(rnd.last_increment, rnd.unit)]
+
+    def _with_big_option(self, targets: list[int], rnd: BettingRound) -> list[int]:
+        # RRoP stud 4: with an open pair on fourth street, small or big until a big wager is made.
+        if rnd.big_option and not rnd.completion_pending:
+            big = rnd.full_to + self.config.big_bet
+            if big not in targets:
+                targets = [*targets, big]
+        return targets
+
+    def _on_player_action(self, e: PlayerAction) -> None:
+        rnd = self.round
+        assert rnd is not None
+        s = self.seat(e.seat)
+        if not rnd.to_act:
+            raise IllegalAction("engine.turn", "no player is due to act")
+        idx = self._index[e.seat]
+        if rnd.to_act[0] != idx:
+            # RRoP 3.5: acting out of turn; the irregularity layer decides whether it binds.
+            raise IllegalAction(
+                "RRoP 3.5 out of turn", f"seat {e.seat} acted out of turn; seat {self.to_act} is to act"
+            )
+        opts = self._options_for(idx)
+        chosen = self._match_option(opts, e)
+        if chosen.action == "fold":
+            s.folded = True
+            rnd.to_act.pop(0)
+            rnd.acted.add(idx)
+            if len(self.live_seats) == 1:
+                self._award_uncontested()
+                return
+        elif chosen.action in ("check", "call"):
+            self._put(s, chosen.amount)
+            rnd.to_act.pop(0)
+            rnd.acted.add(idx)
+        elif chosen.action == "bring_in":
+            self._put(s, chosen.amount)
+            rnd.to_act.pop(0)
+            rnd.acted.add(idx)
+            rnd.bring_in_open = False
+            rnd.bring_in_forced = False
+            # RRoP stud 4 (000): others enter for at least the normal bring-in.
+            level = self.config.bring_in if self.config.rules.short_bring_in_calls_full else chosen.amount
+            rnd.to = max(rnd.to, level)
+            rnd.aggressor = None
+            self.announcements.append(
+                Announcement("bring_in", f"Seat {s.seat} brings it in for {chosen.amount}", (s.seat,))
+            )
+        else:
+            self._wager(idx, chosen)
+        if s.stack == 0 and s.live and chosen.action not in ("fold", "check"):
+            self.announcements.append(Announcement("all_in", f"Seat {s.seat} is all in", (s.seat,)))
+        self._maybe_close_round()
+
+    def _match_option(self, opts: Options, e: PlayerAction) -> Option:
+        same = [o for o in opts.options if o.action == e.action]
+        if not same:
+            allowed = ", ".join(o.label.lower() for o in opts.options)
+            raise IllegalAction(
+                self._why_not(e.action),
+                f"seat {e.seat} cannot {e.action.replace('_', ' ')} now; allowed: {allowed}",
+            )
+        if e.amount is None:
+            if len(same) > 1:
+                raise IllegalAction(
+                    "RRoP stud 4", f"say how much: {' or '.join(str(o.amount) for o in same)}"
+                )
+            return same[0]
+        for o in same:
+            if o.amount == e.amount:
+                return o
+        amounts = " or ".join(str(o.amount) for o in same)
+        what = "to" if e.action in ("complete", "bet", "raise") else "for"
+        raise IllegalAction(
+            "RRoP 3.5 fixed limit",
+            f"seat {e.seat} cannot {e.action.replace('_', ' ')} {what} {e.amount}; the amount is {amounts}",
+        )
+
+    def _why_not(self, action: str) -> str:
+        rnd = self.round
+        if action == "fold" and rnd and not rnd.bring_in_open:
+            return "RRoP stud 7: fold with no wager"
+        if action in ("check", "call", "fold") and rnd and rnd.bring_in_open:
+            return "RRoP stud 1: forced bring-in"
+        if action in ("bet", "raise", "complete"):
+            if rnd and rnd.capped:
+                return "RRoP 3.5 raise cap"
+            return "RRoP 3.5"
+        return "engine.options"
+
+    def _put(self, s: SeatState, amount: int) -> None:
+        s.stack -= amount
+        s.bet += amount
+        s.committed += amount
+
+    def _wager(self, idx: int, chosen: Option) -> None:
+        rnd = self.round
+        assert rnd is not None
+        s = self.seats[idx]
+        rules = self.config.rules
+        target = chosen.amount
+        previous_to = rnd.to
+        increment = target - previous_to
+        self._put(s, target - s.bet)
+        all_in = s.stack == 0
+        rnd.bring_in_open = False
+        rnd.bring_in_forced = False
+        was_completion = rnd.completion_pending
+        if rules.half_bet_all_in_reopens:
+            base = 0 if rnd.completion_pending else rnd.full_to
+            full_size = self.config.small_bet if rnd.completion_pending else rnd.unit
+            # RRoP 3.5: an all-in of half a bet or more is a full bet.
+            full = not all_in or (target - base) * 2 >= full_size or target >= base + full_size
+            if full:
+                if rnd.big_option and target - base >= self.config.big_bet and not was_completion:
+                    # RRoP stud 4: after a big bet or raise on the open pair, all raises are big.
+                    rnd.unit = self.config.big_bet
+                    rnd.big_option = False
+                rnd.full_to = target
+                rnd.count += 1
+                rnd.acted = {idx}
+                rnd.completion_pending = False
+            rnd.to = max(rnd.to, target)
+        else:
+            rnd.completion_pending = False
+            if increment >= rnd.last_increment:
+                rnd.acted = {idx}
+            rnd.last_increment = max(rnd.last_increment, increment)
+            rnd.count += 1
+            if all_in:
+                rnd.short_all_ins.append(increment)
+            else:
+                rnd.short_all_ins.clear()
+            if sum(rnd.short_all_ins) >= rnd.last_increment:
+                rnd.short_all_ins.clear()
+            rnd.to = target
+            rnd.full_to = target
+        rnd.acted.add(idx)
+        rnd.aggressor = idx
+        # Everyone else who can still act must answer the wager, from this player's left.
+        live = [i for i, o in enumerate(self.seats) if o.live and o.stack > 0 and i != idx]
+        rnd.to_act = self._rotate(live, idx)
+        if rnd.count >= self.config.bet_cap and self._not_all_in_count() >= 3:
+            rnd.capped = True
+        self.announcements.append(self._wager_announcement(s, chosen, rnd, was_completion))
+
+    def _wager_announcement(
+        self, s: SeatState, o: Option, rnd: BettingRound, completion: bool
+    ) -> Announcement:
+        if completion and o.action == "complete":
+            text = f"Seat {s.seat} completes to {o.amount}"
+        elif o.action == "bet":
+            text = f"Seat {s.seat} bets {o.amount}"
+        elif rnd.count <= 1:
+            text = f"Seat {s.seat} {'completes' if o.action == 'complete' else 'raises'} to {o.amount}"
+        else:
+            names = {2: "Raise", 3: "Three bets", 4: "Four bets"}
+            text = names.get(rnd.count, f"{rnd.count} bets")
+            if rnd.capped:
+                text += ", capped"
+            text = f"{text}: seat {s.seat} to {o.amount}"
+        return Announcement("raise" if rnd.count > 1 else "bet", text, (s.seat,))
+
+    def _maybe_close_round(self) -> None:
+        rnd = self.round
+        assert rnd is not None
+        if self.phase is Phase.COMPLETE:
+            return
+        if not rnd.to_act:
+            self._end_round()
+
+    def _end_round(self) -> None:
+        rnd = self.round
+        assert rnd is not None
+        # An uncalled bet, or the part of it nobody matched, goes back to its owner.
+        bets = sorted(s.bet for s in self.seats)
+        cutoff = bets[-2] if len(bets) > 1 else 0
+        for s in self.seats:
+            if s.bet > cutoff:
+                s.stack += s.bet - cutoff
+                s.committed -= s.bet - cutoff
+            s.bet = 0
+        self.last_round = rnd
+        self.round = None
+        if len(self.live_seats) == 1:
+            self._award_uncontested()
+            return
+        if self.street == 4:
+            self._begin_showdown(rnd)
+            return
+        self.street += 1
+        self.burned_this_street = False
+        self.phase = Phase.DEALING
+
+    # ------------------------------------------------------------ showdown
+
+    def _begin_showdown(self, last: BettingRound) -> None:
+        # RRoP 3.6: the last bettor or raiser shows first; if all checked, the first to act.
+        first = last.aggressor if last.aggressor is not None else last.opener
+        assert first is not None
+        live = [i for i, s in enumerate(self.seats) if s.live]
+        order = self._rotate(live, first)
+        if self.config.rules.separate_pots:
+            # RRoP 3.6: players in a side pot show before anyone all in for the main pot only.
+            top = max(self.seats[i].committed for i in live)
+            order.sort(key=lambda i: 0 if self.seats[i].committed >= top else 1)
+        self.to_show = order
+        self.phase = Phase.SHOWDOWN
+        self.announcements.append(
+            Announcement(
+                "showdown",
+                f"Showdown: seat {self.seats[order[0]].seat} shows first",
+                (self.seats[order[0]].seat,),
+            )
+        )
+
+    def _on_cards_shown(self, e: CardsShown) -> None:
+        s = self.seat(e.seat)
+        if not s.live:
+            raise IllegalAction("engine.show", f"seat {e.seat} is out of the hand")
+        down_positions = [k for k, (_, up) in enumerate(s.cards) if not up]
+        shown = list(e.cards)
+        if len(shown) == len(s.cards):
+            # All seven given: the up cards must match what is on the table.
+            for (c, up), new in zip(s.cards, shown, strict=True):
+                if up and c != new:
+                    raise IllegalAction(
+                        "engine.show", f"seat {e.seat}'s up card {c} is on the table, not {new}"
+                    )
+            shown = [new for (_, up), new in zip(s.cards, shown, strict=True) if not up]
+        if len(shown) != len(down_positions):
+            raise IllegalAction(
+                "RRoP 3.6", f"seat {e.seat} has {len(down_positions)} down cards; {len(shown)} shown"
+            )
+        if any(not c.known for c in shown):
+            raise IllegalAction("RRoP 3.6", "a shown card must be identified")
+        others = self._seen_cards() - {c for c in s.all_cards if c.known}
+        for k, new in zip(down_positions, shown, strict=True):
+            old = s.cards[k][0]
+            if old.known and old != new:
+                raise IllegalAction(
+                    "RRoP 3.6 cards speak", f"seat {e.seat} was dealt {old} face down, not {new}"
+                )
+            if not old.known and new in others:
+                raise IllegalAction(
+                    "RRoP 3.4 duplicate card", f"the {new.name} is already elsewhere in this hand"
+                )
+        if len(set(shown)) != len(shown):
+            raise IllegalAction("RRoP 3.4 duplicate card", "the same card is shown twice")
+        for k, new in zip(down_positions, shown, strict=True):
+            s.cards[k] = (new, False)
+        s.shown = True
+        if self.phase is Phase.SHOWDOWN:
+            idx = self._index[e.seat]
+            if idx in self.to_show:
+                self.to_show.remove(idx)
+            self._maybe_settle()
+
+    def _on_hand_mucked(self, e: HandMucked) -> None:
+        s = self.seat(e.seat)
+        idx = self._index[e.seat]
+        if not s.live or idx not in self.to_show:
+            raise IllegalAction("engine.show", f"seat {e.seat} has no hand to muck at this showdown")
+        s.mucked = True
+        self.to_show.remove(idx)
+        if len(self.live_seats) == 1:
+            self._award_uncontested()
+            return
+        self._maybe_settle()
+
+    def _maybe_settle(self) -> None:
+        if self.to_show:
+            return
+        contenders = self.live_seats
+        for s in contenders:
+            if any(not c.known for c in s.all_cards):
+                raise IllegalAction("RRoP 3.6", f"seat {s.seat} must show all cards to win")
+        self._settle()
+
+    def _award_uncontested(self) -> None:
+        winner = self.live_seats[0]
+        self.pots = build_pots(self.seats, self.config.rules)
+        for k, pot in enumerate(self.pots):
+            self.awards.append(PotAward(k, pot.amount, winner.seat, "uncontested"))
+        self._finish()
+
+    def _settle(self) -> None:
+        rules = self.config.rules
+        variant = self.config.variant
+        # RRoP 3.6: all losing hands are killed before a pot is awarded.
+        for s in kill_losing_hands(build_pots(self.seats, rules), self.seats, self.common, variant):
+            s.mucked = True
+        self.pots = build_pots(self.seats, rules)
+        live = self.live_seats
+        anyone_low = variant is Variant.STUD8 and any(
+            low8_value(s.all_cards + self.common) is not None for s in live
+        )
+        for k, pot in enumerate(self.pots):
+            for seat, amount, share in split_pot(pot, self.seats, self.common, variant, rules, anyone_low):
+                s = self.seat(seat)
+                cards = s.all_cards + self.common
+                if share == "low" or variant is Variant.RAZZ:
+                    desc = describe_low(cards)
+                else:
+                    desc = describe_high(cards)
+                self.awards.append(PotAward(k, amount, seat, share, desc))
+        self._finish()
+
+    def _finish(self) -> None:
+        for a in self.awards:
+            self.seat(a.seat).stack += a.amount
+        self.phase = Phase.COMPLETE
+        self.round = None
+        self.to_show = []
+        by_seat: dict[int, int] = {}
+        for a in self.awards:
+            by_seat[a.seat] = by_seat.get(a.seat, 0) + a.amount
+        for seat, amount in by_seat.items():
+            hands = {a.hand for a in self.awards if a.seat == seat and a.hand}
+            with_hand = f" with {', '.join(sorted(hands))}" if hands else ""
+            self.announcements.append(
+                Announcement("winner", f"Seat {seat} wins {amount}{with_hand}", (seat,))
+            )
+
+    # --------------------------------------------------------------- views
+
+    def finishing_stacks(self) -> list[int]:
+        return [s.stack for s in self.seats]
+
+    def public_cards(self, s: SeatState) -> list[str]:
+        """The cards a player at the table can see for a seat: up cards, and shown down cards."""
+        return [str(c) if (up or s.shown) else str(UNKNOWN) for c, up in s.cards]
+
+
+def board_strength_order(hand: Hand) -> Sequence[int]:
+    """Seat numbers from the best board to the worst (for displays)."""
+    live = [i for i, s in enumerate(hand.seats) if s.live]
+    return [hand.seats[i].seat for i in sorted(live, key=hand._board_key, reverse=True)]
+
+
+def hand_value(cards: Sequence[Card], variant: Variant) -> int:
+    return low_value(cards) if variant is Variant.RAZZ else high_value(cards)

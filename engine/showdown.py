@@ -1,0 +1,177 @@
+"""Pots and how they are split (RRoP 3.6, 3.7; stud high-low rules 2, 8-10).
+
+Pots are built from what each seat put in during the hand.  Under Robert's
+Rules every chip, antes included, belongs to the level it was put in at, so a
+player all in for part of an ante can win only that much from each opponent.
+The ``wsop2023`` profile follows PokerKit 0.7.7 instead: antes are dead money
+added to the lowest pot, and pots with the same contenders are merged.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+from typing import TYPE_CHECKING
+
+from engine.cards import Card
+from engine.ranking import high_value, low8_value, low_value
+from engine.rules import HouseRules, Variant
+
+if TYPE_CHECKING:
+    from engine.hand import SeatState
+
+
+@dataclass(frozen=True)
+class Pot:
+    amount: int
+    eligible: tuple[int, ...]  # seat numbers of the live hands that can win it
+
+
+def build_pots(seats: Sequence[SeatState], rules: HouseRules) -> list[Pot]:
+    """Main pot first, then side pots, from every seat's contribution."""
+    if rules.antes_in_side_pots:
+        return _pots_by_contribution(seats, rules)
+    return _pots_antes_dead(seats)
+
+
+def _pots_by_contribution(seats: Sequence[SeatState], rules: HouseRules) -> list[Pot]:
+    live = [s for s in seats if s.live]
+    levels = sorted({s.committed for s in live})
+    pots: list[Pot] = []
+    previous = 0
+    for level in levels:
+        amount = sum(min(s.committed, level) - min(s.committed, previous) for s in seats)
+        eligible = tuple(s.seat for s in live if s.committed >= level)
+        if amount:
+            if not rules.separate_pots and pots and pots[-1].eligible == eligible:
+                amount += pots.pop().amount
+            pots.append(Pot(amount, eligible))
+        previous = level
+    # Chips above the highest live level (none in a well-run hand) stay with the last pot.
+    leftover = sum(max(0, s.committed - previous) for s in seats)
+    if leftover and pots:
+        last = pots.pop()
+        pots.append(Pot(last.amount + leftover, last.eligible))
+    return pots
+
+
+def _pots_antes_dead(seats: Sequence[SeatState]) -> list[Pot]:
+    """PokerKit 0.7.7's pots with no ante trimming: antes seed the lowest pot."""
+    contributions = [s.committed - s.ante for s in seats]
+    amount = sum(s.ante for s in seats)
+    previous = 0
+    pots: list[Pot] = []
+    for level in sorted(set(contributions)):
+        for c in contributions:
+            if c >= level:
+                amount += level - previous
+        eligible = tuple(s.seat for s, c in zip(seats, contributions, strict=True) if c >= level and s.live)
+        while pots and pots[-1].eligible == eligible:
+            amount += pots.pop().amount
+        if amount:
+            pots.append(Pot(amount, eligible))
+        amount = 0
+        previous = level
+    return pots
+
+
+def _odd_chip_key_high(cards: Sequence[Card]) -> tuple[int, int]:
+    # RRoP 3.7(b): the highest card by suit, using all the player's cards.
+    return max((c.rank_value, c.suit_value) for c in cards)
+
+
+def _odd_chip_key_low(cards: Sequence[Card]) -> tuple[int, int]:
+    # RRoP 3.7(b): the lowest card by suit in low games (ace low).
+    best = min((c.low_rank_value, c.suit_value) for c in cards)
+    return (-best[0], -best[1])
+
+
+def _divide(
+    amount: int,
+    winners: list[int],
+    cards_of: dict[int, list[Card]],
+    low: bool,
+    rules: HouseRules,
+) -> list[tuple[int, int]]:
+    share, odd = divmod(amount, len(winners))
+    paid = {w: share for w in winners}
+    if odd:
+        if rules.odd_chip_by_suit:
+            # RRoP 3.7: no player receives more than one odd chip.
+            key = _odd_chip_key_low if low else _odd_chip_key_high
+            order = sorted(winners, key=lambda w: key(cards_of[w]), reverse=True)
+            for w in order[:odd]:
+                paid[w] += 1
+        else:
+            paid[winners[0]] += odd  # PokerKit: to the first winner by position
+    return [(w, paid[w]) for w in winners]
+
+
+def split_pot(
+    pot: Pot,
+    seats: Sequence[SeatState],
+    common: Sequence[Card],
+    variant: Variant,
+    rules: HouseRules,
+    anyone_low: bool,
+) -> list[tuple[int, int, str]]:
+    """(seat, amount, share) for one pot; share is high, low or uncontested."""
+    if len(pot.eligible) == 1:
+        return [(pot.eligible[0], pot.amount, "uncontested")]
+    by_seat = {s.seat: s for s in seats}
+    cards_of = {n: [*by_seat[n].all_cards, *common] for n in pot.eligible}
+    if variant is Variant.RAZZ:
+        values = {n: low_value(cards_of[n]) for n in pot.eligible}
+        best = max(values.values())
+        winners = [n for n in pot.eligible if values[n] == best]
+        return [(w, a, "low") for w, a in _divide(pot.amount, winners, cards_of, True, rules)]
+    highs = {n: high_value(cards_of[n]) for n in pot.eligible}
+    top = max(highs.values())
+    high_winners = [n for n in pot.eligible if highs[n] == top]
+    if variant is Variant.STUD:
+        return [(w, a, "high") for w, a in _divide(pot.amount, high_winners, cards_of, False, rules)]
+    lows = {n: low8_value(cards_of[n]) for n in pot.eligible}
+    qualified = {n: v for n, v in lows.items() if v is not None}
+    # Stud high-low 2: no qualifying low, the high hand takes the whole pot.
+    low_exists = bool(qualified) if rules.low_half_needs_contender else anyone_low
+    if not low_exists:
+        return [(w, a, "high") for w, a in _divide(pot.amount, high_winners, cards_of, False, rules)]
+    # RRoP 3.7(c), stud high-low 9: the odd chip of the split goes to the high half.
+    low_amount = pot.amount // 2
+    high_amount = pot.amount - low_amount
+    if qualified:
+        best_low = max(qualified.values())
+        low_winners = [n for n in pot.eligible if lows[n] == best_low]
+    else:
+        low_winners = list(pot.eligible)  # PokerKit 0.7.7: nobody here qualifies, all eligible share it
+    result = [(w, a, "high") for w, a in _divide(high_amount, high_winners, cards_of, False, rules)]
+    result += [(w, a, "low") for w, a in _divide(low_amount, low_winners, cards_of, True, rules)]
+    return [r for r in result if r[1] > 0]
+
+
+def kill_losing_hands(
+    pots: Sequence[Pot], seats: Sequence[SeatState], common: Sequence[Card], variant: Variant
+) -> list[SeatState]:
+    """The live hands that cannot win any part of any pot they are in."""
+    by_seat = {s.seat: s for s in seats}
+    cards_of = {s.seat: [*s.all_cards, *common] for s in seats if s.live}
+    scorers = [low_value] if variant is Variant.RAZZ else [high_value]
+    if variant is Variant.STUD8:
+        scorers.append(low8_value)  # type: ignore[arg-type]
+    values = [{n: f(c) for n, c in cards_of.items()} for f in scorers]
+    losers = []
+    for n in cards_of:
+        wins = False
+        for table in values:
+            mine = table[n]
+            if mine is None:
+                continue
+            for pot in pots:
+                if n not in pot.eligible:
+                    continue
+                others = [table[m] for m in pot.eligible if table[m] is not None]
+                if not others or max(others) <= mine:
+                    wins = True
+        if not wins:
+            losers.append(by_seat[n])
+    return losers

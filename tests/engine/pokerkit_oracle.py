@@ -1,0 +1,219 @@
+"""Drive the engine and PokerKit 0.7.7 side by side on the same cards and actions.
+
+PokerKit is the reference implementation of the 2023 WSOP rules, so under
+the ``wsop2023`` profile the two must agree on every legal option and on the
+finishing stacks.  Used by the differential tests and by bench/bench_engine.py.
+"""
+
+from __future__ import annotations
+
+import random
+import warnings
+from dataclasses import dataclass, field
+from typing import Any
+
+import pokerkit as pk
+
+from engine.cards import DECK, Card
+from engine.events import (
+    CardBurned,
+    CardDealt,
+    CardsShown,
+    CommonCardDealt,
+    HandStarted,
+    PlayerAction,
+    SeatEntry,
+)
+from engine.hand import Hand, Phase
+from engine.rules import GameConfig, Variant
+
+PK_GAMES = {
+    Variant.STUD: pk.FixedLimitSevenCardStud,
+    Variant.STUD8: pk.FixedLimitSevenCardStudHighLowSplitEightOrBetter,
+    Variant.RAZZ: pk.FixedLimitRazz,
+}
+AUTOMATIONS = (
+    pk.Automation.ANTE_POSTING,
+    pk.Automation.BET_COLLECTION,
+    pk.Automation.HOLE_CARDS_SHOWING_OR_MUCKING,
+    pk.Automation.HAND_KILLING,
+    pk.Automation.CHIPS_PUSHING,
+    pk.Automation.CHIPS_PULLING,
+)
+
+
+def pokerkit_state(config: GameConfig, stacks: list[int]) -> Any:
+    game = PK_GAMES[config.variant]
+    return game.create_state(
+        AUTOMATIONS,
+        False,
+        config.ante,
+        config.bring_in,
+        config.small_bet,
+        config.big_bet,
+        stacks,
+        len(stacks),
+    )
+
+
+def pokerkit_options(state: Any) -> set[tuple[str, int]]:
+    """PokerKit's legal options, in the engine's vocabulary (complete/bet/raise -> cbr)."""
+    out: set[tuple[str, int]] = set()
+    if state.can_fold():
+        out.add(("fold", 0))
+    if state.can_check_or_call():
+        amount = state.checking_or_calling_amount
+        out.add(("check", 0) if amount == 0 else ("call", amount))
+    if state.can_post_bring_in():
+        out.add(("bring_in", state.effective_bring_in_amount))
+    if state.can_complete_bet_or_raise_to():
+        lo = state.min_completion_betting_or_raising_to_amount
+        hi = state.max_completion_betting_or_raising_to_amount
+        for amount in {lo, hi}:
+            out.add(("cbr", amount))
+    return out
+
+
+def engine_options(hand: Hand) -> set[tuple[str, int]]:
+    opts = hand.options()
+    assert opts is not None
+    out: set[tuple[str, int]] = set()
+    for o in opts.options:
+        kind = "cbr" if o.action in ("complete", "bet", "raise") else o.action
+        out.add((kind, 0 if o.action in ("fold", "check") else o.amount))
+    return out
+
+
+@dataclass
+class DiffResult:
+    variant: Variant
+    stacks: list[int]
+    engine_stacks: list[int] = field(default_factory=list)
+    pokerkit_stacks: list[int] = field(default_factory=list)
+    mismatches: list[str] = field(default_factory=list)
+    decisions: int = 0
+    events: list[Any] = field(default_factory=list)
+    hand: Hand | None = None
+
+
+def random_config(rng: random.Random, variant: Variant, rules: str = "wsop2023") -> GameConfig:
+    ante = rng.choice([0, 1, 2, 5])
+    bring_in = rng.choice([1, 2, 3, 5])
+    small = bring_in * rng.choice([2, 3, 5])
+    big = small * 2
+    return GameConfig(variant, ante, bring_in, small, big, rules=rules)
+
+
+def random_stacks(rng: random.Random, n: int, config: GameConfig) -> list[int]:
+    stacks = []
+    for _ in range(n):
+        r = rng.random()
+        if r < 0.15:
+            stacks.append(rng.randint(1, max(1, config.ante + config.bring_in + 1)))  # short all-ins
+        elif r < 0.4:
+            stacks.append(rng.randint(1, config.big_bet * 3))
+        else:
+            stacks.append(rng.randint(config.big_bet * 3, config.big_bet * 40))
+    return stacks
+
+
+def run_differential(
+    rng: random.Random,
+    variant: Variant,
+    players: int | None = None,
+    check_options: bool = True,
+) -> DiffResult:
+    """Play one random hand in both implementations; record every disagreement."""
+    n = players or rng.randint(2, 8)
+    config = random_config(rng, variant)
+    stacks = random_stacks(rng, n, config)
+    result = DiffResult(variant, stacks)
+    deck = list(DECK)
+    rng.shuffle(deck)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        state = pokerkit_state(config, stacks)
+        start = HandStarted(1, config, tuple(SeatEntry(i + 1, f"P{i + 1}", s) for i, s in enumerate(stacks)))
+        hand = Hand(start)
+        result.events.append(start)
+        result.hand = hand
+
+        def feed(event: Any) -> None:
+            result.events.append(event)
+            hand.apply(event)
+
+        while state.status:
+            if state.can_burn_card():
+                live_needing = sum(1 for i in state.player_indices if state.statuses[i])
+                if len(deck) >= live_needing + 1:
+                    c = deck.pop()
+                    state.burn_card(str(c))
+                    feed(CardBurned(c))
+                else:
+                    state.burn_card("??")  # RRoP stud 15: no burn when cards are short
+            elif state.can_deal_hole():
+                i = state.hole_dealee_index
+                face_up = state.hole_dealing_statuses[i][0]
+                c = deck.pop()
+                state.deal_hole(str(c))
+                feed(CardDealt(i + 1, c, bool(face_up)))
+            elif state.can_deal_board():
+                c = deck.pop()
+                state.deal_board(str(c))
+                feed(CommonCardDealt(c))
+            elif state.actor_index is not None:
+                result.decisions += 1
+                if hand.phase is not Phase.BETTING or hand.to_act != state.actor_index + 1:
+                    result.mismatches.append(
+                        f"actor: pokerkit p{state.actor_index + 1}, engine {hand.phase.value} seat {hand.to_act}"
+                    )
+                    return result
+                mine = engine_options(hand)
+                theirs = pokerkit_options(state)
+                if check_options and mine != theirs:
+                    result.mismatches.append(
+                        f"options seat {hand.to_act}: engine {sorted(mine)} pokerkit {sorted(theirs)}"
+                    )
+                    return result
+                kind, amount = rng.choice(sorted(theirs))
+                seat = state.actor_index + 1
+                if kind == "fold":
+                    state.fold()
+                    feed(PlayerAction(seat, "fold"))
+                elif kind in ("check", "call"):
+                    state.check_or_call()
+                    feed(PlayerAction(seat, kind, amount if kind == "call" else None))
+                elif kind == "bring_in":
+                    state.post_bring_in()
+                    feed(PlayerAction(seat, "bring_in", amount))
+                else:
+                    opts = hand.options()
+                    assert opts is not None
+                    mine_cbr = [
+                        o
+                        for o in opts.options
+                        if o.action in ("complete", "bet", "raise") and o.amount == amount
+                    ]
+                    state.complete_bet_or_raise_to(amount)
+                    feed(PlayerAction(seat, mine_cbr[0].action if mine_cbr else "raise", amount))
+            else:
+                break
+        # Showdown: show every contender's cards in the engine (PokerKit shows automatically).
+        while hand.phase is Phase.SHOWDOWN:
+            seat = hand.to_act
+            assert seat is not None
+            s = hand.seat(seat)
+            feed(CardsShown(seat, tuple(c for c in s.down)))
+    result.pokerkit_stacks = list(state.stacks)
+    result.engine_stacks = hand.finishing_stacks()
+    if result.engine_stacks != result.pokerkit_stacks:
+        result.mismatches.append(f"stacks: engine {result.engine_stacks} pokerkit {result.pokerkit_stacks}")
+    if not hand.is_over:
+        result.mismatches.append(f"engine hand not over: {hand.phase.value}")
+    return result
+
+
+def cards_of(codes: str) -> tuple[Card, ...]:
+    from engine.cards import parse_cards
+
+    return parse_cards(codes)
