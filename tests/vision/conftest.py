@@ -1,0 +1,31 @@
+"""Shared fixtures: real Aisleriot card art, rendered once per machine and cached (never committed)."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from vision.deckart import AISLERIOT_DIR, face_dir
+
+# Decks the tests use: tuning decks plus a held-out one, so a test never passes only on the deck it was tuned on.
+TEST_DECKS = ("anglo", "tigullio", "bellot")
+
+
+def _need_art() -> None:
+    if not AISLERIOT_DIR.is_dir():
+        pytest.skip("Debian's gnome-cards-data (Aisleriot decks) is not installed")
+
+
+@pytest.fixture(scope="session")
+def faces_dir() -> object:
+    """deck name -> directory of flat faces (As.png ... back.png)."""
+    _need_art()
+    cache: dict[str, Path] = {}
+
+    def get(deck: str) -> Path:
+        if deck not in cache:
+            cache[deck] = face_dir(deck)
+        return cache[deck]
+
+    return get
