@@ -56,14 +56,54 @@ def amqtt_config(files: BrokerFiles, host: str, port: int) -> dict[str, Any]:
     }
 
 
+def _checked_broker_class() -> Any:
+    """amqtt's Broker with retained-message delivery that respects the ACL.
+
+    amqtt 0.12 sends retained messages to a client (a) when it subscribes and (b) at
+    every connect, for the filters of *every* session on the broker, not only the
+    client's own, and in neither case asks the topic plugins.  So a retained message
+    on a secret topic would reach any client that connects while the engine is
+    subscribed.  This override delivers a retained message only on the client's own
+    subscription and only if the ACL lets that client receive the topic.  The secrecy
+    tests fail if a future amqtt changes the internals this relies on.
+    """
+    from amqtt.broker import Broker
+    from amqtt.contexts import Action
+
+    for name in ("_publish_retained_messages_for_subscription", "_get_handler", "_matches", "_topic_filtering"):
+        if not hasattr(Broker, name):
+            raise BrokerStartError(f"this amqtt version lacks Broker.{name}; studtable needs amqtt 0.12.x")
+
+    class CheckedBroker(Broker):  # type: ignore[misc]
+        async def _publish_retained_messages_for_subscription(self, subscription: tuple[str, int],
+                                                              session: Any) -> None:
+            topic_filter, _ = subscription
+            own = [q for s, q in self._subscriptions.get(topic_filter, []) if s.client_id == session.client_id]
+            if not own:
+                return
+            handler = self._get_handler(session)
+            if handler is None:
+                return
+            tasks = []
+            for name, retained in list(self._retained_messages.items()):
+                if not self._matches(name, topic_filter):
+                    continue
+                if not await self._topic_filtering(session, name, Action.RECEIVE):
+                    continue
+                qos = min(own[0], retained.qos if retained.qos is not None else own[0])
+                tasks.append(asyncio.ensure_future(handler.mqtt_publish(name, retained.data, qos, retain=True)))
+            if tasks:
+                await asyncio.wait(tasks)
+
+    return CheckedBroker
+
+
 async def serve(files: BrokerFiles, host: str = "127.0.0.1", port: int | None = None, *,
                 allow_remote: bool = False) -> Any:
     """Start an amqtt broker in the running loop and return it (call ``await broker.shutdown()``)."""
-    from amqtt.broker import Broker
-
     _check_loopback(host, allow_remote)
     port = files.port if port is None else port
-    broker = Broker(amqtt_config(files, host, port))
+    broker = _checked_broker_class()(amqtt_config(files, host, port))
     try:
         await broker.start()
     except Exception as exc:
