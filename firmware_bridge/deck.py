@@ -282,6 +282,10 @@ class Resolver:
         """A shuffle or a new hand: every card may be drawn once again."""
         self._drawn.clear()
 
+    def lookup(self, uid: bytes) -> tuple[str, Card] | None:
+        """(deck, card) for a tag, without counting it as drawn."""
+        return self._index.get(uid)
+
     def resolve(self, uid: bytes) -> Resolution:
         hit = self._index.get(uid)
         if hit is None:
