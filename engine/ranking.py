@@ -146,10 +146,16 @@ def _card_key(rank: int, suit: int) -> int:
     return (1 << (3 * rank)) + (1 << (_SUIT_SHIFT + 4 * suit)) + (1 << (_CARD_SHIFT + 4 * rank + suit))
 
 
-_KEY_BY_ID: Final[dict[int, int]] = {id(c): _card_key(_RANK_INDEX[c.rank], _SUIT_INDEX[c.suit]) for c in DECK}
+# Holding the deck here keeps its objects alive as long as this table, so no
+# other object can ever be given one of these ids (even if engine.cards were
+# reloaded and its DECK replaced).
+_KEYED_CARDS: Final = DECK
+_KEY_BY_ID: Final[dict[int, int]] = {
+    id(c): _card_key(_RANK_INDEX[c.rank], _SUIT_INDEX[c.suit]) for c in _KEYED_CARDS
+}
 
 
-def _slow_key(cards: Sequence[object], what: str, sizes: str = "5 to 7") -> int:
+def _slow_key(cards: Sequence[object], what: str) -> int:
     """The key of cards that are not the deck's own objects, or the error they deserve."""
     key = _BIAS
     for c in cards:
@@ -294,7 +300,7 @@ def high_value(cards: Sequence[Card]) -> int:
     if flush:
         # Five cards of one suit leave at most two others: no full house or quads
         # is possible, so the flush (or straight flush) is the hand.
-        suit = (flush.bit_length() - 44) >> 2
+        suit = (flush.bit_length() - _SUIT_SHIFT - 4) >> 2  # bit 3 of its field
         return _FLUSH[(k >> (_CARD_SHIFT + suit)) & _SUIT_RANKS]
     k1 = k >> 1
     k2 = k >> 2
@@ -427,7 +433,7 @@ def _board(up: Sequence[Card], what: str, ace_low: bool) -> tuple[int, ...]:
     try:
         values = [_RANK_INDEX[c.rank] + 2 for c in up]
     except (KeyError, AttributeError):
-        _slow_key(up, what)
+        _slow_key(up, what)  # raises the error that names the card at fault
         raise
     if ace_low:
         values = [1 if v == 14 else v for v in values]
