@@ -157,6 +157,18 @@ class CommonCardDealt(Event):
         return cls(card(d["card"]))
 
 
+@dataclass(frozen=True)
+class DeckReshuffled(Event):
+    """RRoP stud 15: the stub ran short on the last card; the last card was mixed
+    with the burn cards (and any removed cards), scrambled and cut."""
+
+    type: ClassVar[str] = "deck_reshuffled"
+
+    @classmethod
+    def from_fields(cls, d: dict[str, Any]) -> DeckReshuffled:
+        return cls()
+
+
 ACTIONS = ("fold", "check", "call", "bring_in", "complete", "bet", "raise")
 
 

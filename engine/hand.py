@@ -49,6 +49,7 @@ from engine.events import (
     CardDealt,
     CardsShown,
     CommonCardDealt,
+    DeckReshuffled,
     Event,
     HandMucked,
     HandStarted,
@@ -85,7 +86,7 @@ class Phase(StrEnum):
 
 # Which input events each phase accepts at all (finer checks follow per event).
 ACCEPTS: dict[Phase, tuple[type[Event], ...]] = {
-    Phase.DEALING: (CardDealt, CardBurned, CommonCardDealt, CardsShown),
+    Phase.DEALING: (CardDealt, CardBurned, CommonCardDealt, DeckReshuffled, CardsShown),
     Phase.BETTING: (PlayerAction, CardsShown),
     Phase.SHOWDOWN: (CardsShown, HandMucked),
     Phase.COMPLETE: (CardsShown,),
@@ -278,6 +279,8 @@ class Hand:
         self.burns: list[Card] = []
         self.burned_this_street = False
         self.common: list[Card] = []
+        self.recycled: set[Card] = set()  # back in the stub after a reshuffle (RRoP stud 15)
+        self.stub = CARDS_IN_DECK  # cards left in the dealer's hand, unknown ones included
         self.round: BettingRound | None = None
         self.last_round: BettingRound | None = None
         self.to_show: list[int] = []
@@ -318,6 +321,8 @@ class Hand:
             "burns": [str(c) for c in self.burns],
             "burned_this_street": self.burned_this_street,
             "common": [str(c) for c in self.common],
+            "recycled": sorted(str(c) for c in self.recycled),
+            "stub": self.stub,
             "round": self.round.snapshot() if self.round else None,
             "last_round": self.last_round.snapshot() if self.last_round else None,
             "to_show": list(self.to_show),
@@ -370,10 +375,16 @@ class Hand:
     def common_card_street(self) -> bool:
         return bool(self.common) and self.street == 4
 
-    def cards_unseen(self) -> int:
-        """Cards not yet dealt to a player or the centre (burns can be reshuffled: RRoP stud 15)."""
-        dealt = sum(len(s.cards) for s in self.seats) + len(self.common)
-        return CARDS_IN_DECK - dealt
+    def stub_size(self) -> int:
+        """Cards left in the dealer's hand (unknown cards count too)."""
+        return self.stub
+
+    def reshuffle_pool(self) -> int:
+        """Cards the dealer can still deliver if the burns are reshuffled (RRoP stud 15)."""
+        folded = sum(len(s.cards) for s in self.seats if not s.live)
+        live = sum(len(s.cards) for s in self.seats if s.live)
+        muck = folded if self.config.rules.reshuffle_includes_muck else 0
+        return CARDS_IN_DECK - live - len(self.common) - (folded - muck)
 
     def expected_deal(self) -> list[tuple[str, int | None, bool]]:
         """What a dealer delivers next this street, in order: ("burn", None, False)
@@ -446,9 +457,15 @@ class Hand:
         seen = {c for s in self.seats for c in s.all_cards if c.known}
         seen.update(c for c in self.burns if c.known)
         seen.update(self.common)
-        return seen
+        return seen - self.recycled
+
+    def _take_from_stub(self, c: Card) -> None:
+        self.stub -= 1
+        self.recycled.discard(c)
 
     def _check_new_card(self, c: Card, what: str) -> None:
+        if self.stub <= 0:
+            raise IllegalAction("RRoP stud 15", "no cards are left in the deck; reshuffle the burn cards first")
         if c.known and c in self._seen_cards():
             # RRoP 3.4: two cards of the same rank and suit; the irregularity layer rules on it.
             raise IllegalAction(
@@ -474,6 +491,7 @@ class Hand:
         if e.face_up and not e.card.known:
             raise IllegalAction("engine.deal", f"an up card must be identified (seat {e.seat})")
         self._check_new_card(e.card, f"dealt to seat {e.seat}")
+        self._take_from_stub(e.card)
         s.cards.append((e.card, e.face_up))
         self._after_card()
 
@@ -485,6 +503,7 @@ class Hand:
         if any(len(s.cards) > delivered for s in self.live_seats):
             raise IllegalAction("RRoP stud 13", "the burn comes before the street's first card")
         self._check_new_card(e.card, "burned")
+        self._take_from_stub(e.card)
         self.burns.append(e.card)
         self.burned_this_street = True
 
@@ -499,19 +518,41 @@ class Hand:
             raise IllegalAction(
                 "RRoP stud 15", "some players already have their seventh card; deal theirs to all"
             )
-        if self.cards_unseen() >= len(waiting):
+        if self.reshuffle_pool() >= len(waiting):
             raise IllegalAction(
                 "RRoP stud 15",
-                f"{self.cards_unseen()} cards remain for {len(waiting)} players: deal each a card, no common card",
+                f"{self.reshuffle_pool()} cards can be dealt to {len(waiting)} players: "
+                "deal each a card (reshuffle the burns if needed), no common card",
             )
         if not e.card.known:
             raise IllegalAction("engine.deal", "the common card is face up and must be identified")
         self._check_new_card(e.card, "as the common card")
+        self._take_from_stub(e.card)
         self.common.append(e.card)
         self.announcements.append(
             Announcement("common_card", f"Common card: the {e.card.name} plays in every hand", ())
         )
         self._after_card()
+
+    def _on_deck_reshuffled(self, e: DeckReshuffled) -> None:
+        # RRoP stud 15: only on the last card, when the stub cannot serve every player.
+        if self.street != 4:
+            raise IllegalAction("RRoP stud 15", "the deck is reshuffled only for the last (seventh-street) card")
+        waiting = sum(1 for s in self.live_seats if self.needs(s) != (0, 0))
+        if self.stub_size() > waiting:
+            raise IllegalAction(
+                "RRoP stud 15", f"{self.stub_size()} cards are left for {waiting} players; no reshuffle is needed"
+            )
+        back = list(self.burns)
+        if self.config.rules.reshuffle_includes_muck:
+            back += [c for s in self.seats if not s.live for c in s.all_cards]
+        back = [c for c in back if c not in self.recycled or not c.known]
+        self.stub += len(back)
+        self.recycled |= {c for c in back if c.known}
+        self.burned_this_street = False  # RRoP stud 15: the dealer burns again (if cards allow)
+        self.announcements.append(
+            Announcement("reshuffle", "Out of cards: the last card is mixed with the burn cards, scrambled and cut")
+        )
 
     def _after_card(self) -> None:
         if any(self.needs(s) != (0, 0) for s in self.live_seats):

@@ -65,6 +65,8 @@ class HouseRules:
     antes_in_side_pots: bool = True
     # RRoP stud-8 2: a low half is paid only if a contender in that pot has a qualifying low.
     low_half_needs_contender: bool = True
+    # RRoP stud 15 reshuffles the burns (and removed cards) only; PokerKit also reuses folded hands.
+    reshuffle_includes_muck: bool = False
     # Tournament rule (RRoP stud 5): a down card dealt face up on the deal is a misdeal.
     exposed_downcard_misdeal: bool = False
 
@@ -85,6 +87,7 @@ WSOP2023 = HouseRules(
     antes_in_side_pots=False,
     low_half_needs_contender=False,
     exposed_downcard_misdeal=True,
+    reshuffle_includes_muck=True,
 )
 PROFILES: dict[str, HouseRules] = {"rrop": RROP, "wsop2023": WSOP2023}
 

@@ -20,6 +20,7 @@ from engine.events import (
     CardDealt,
     CardsShown,
     CommonCardDealt,
+    DeckReshuffled,
     HandStarted,
     PlayerAction,
     SeatEntry,
@@ -138,6 +139,8 @@ def run_differential(
         result.events.append(start)
         result.hand = hand
 
+        reshuffled = False
+
         def feed(event: Any) -> None:
             result.events.append(event)
             hand.apply(event)
@@ -152,6 +155,20 @@ def run_differential(
                 else:
                     state.burn_card("??")  # RRoP stud 15: no burn when cards are short
             elif state.can_deal_hole():
+                if not deck and not reshuffled:
+                    # RRoP stud 15 / PokerKit: burns (and, for PokerKit, folded hands) go back in.
+                    reshuffled = True
+                    feed(DeckReshuffled())
+                    back = [c for c in state.burn_cards if repr(c) != "??"]
+                    back += [c for c in state.mucked_cards]
+                    deck = [Card.parse(repr(c)) for c in back]
+                    rng.shuffle(deck)
+                if not deck:
+                    result.mismatches.append(
+                        f"deck exhausted on street {state.street_index}: {sum(state.statuses)} live, "
+                        f"burns {[str(c) for c in state.burn_cards]}, holes {[len(h) for h in state.hole_cards]}"
+                    )
+                    return result
                 i = state.hole_dealee_index
                 face_up = state.hole_dealing_statuses[i][0]
                 c = deck.pop()
