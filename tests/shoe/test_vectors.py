@@ -100,3 +100,16 @@ def test_c_test_program_catches_a_wrong_vector(tmp_path: Path) -> None:
     run = subprocess.run([str(exe), str(path)], capture_output=True, text=True, timeout=30)
     assert run.returncode == 1
     assert "FAIL crc catalogue check 123456789: got 29b1 want 2189" in run.stdout
+
+
+def test_c_device_session_compiles_warning_free(tmp_path: Path) -> None:
+    """The firmware's portable session code builds on the host with every warning an error."""
+    gcc = shutil.which("gcc")
+    if gcc is None:
+        pytest.skip("gcc is not installed")
+    build = subprocess.run(
+        [gcc, "-std=c99", "-Wall", "-Wextra", "-Werror", "-c", str(FIRMWARE / "shoe_link.c"),
+         "-I", str(FIRMWARE), "-o", str(tmp_path / "shoe_link.o")],
+        capture_output=True, text=True,
+    )
+    assert build.returncode == 0, build.stderr
