@@ -424,7 +424,7 @@ class Hand:
         return self._options_for(idx)
 
     def up_cards_for_ranking(self, s: SeatState) -> list[Card]:
-        return s.up + self.common
+        return [c for c in s.up if c.known] + self.common
 
     # ---------------------------------------------------------- the driver
 
@@ -465,7 +465,9 @@ class Hand:
 
     def _check_new_card(self, c: Card, what: str) -> None:
         if self.stub <= 0:
-            raise IllegalAction("RRoP stud 15", "no cards are left in the deck; reshuffle the burn cards first")
+            raise IllegalAction(
+                "RRoP stud 15", "no cards are left in the deck; reshuffle the burn cards first"
+            )
         if c.known and c in self._seen_cards():
             # RRoP 3.4: two cards of the same rank and suit; the irregularity layer rules on it.
             raise IllegalAction(
@@ -488,8 +490,6 @@ class Hand:
                 "RRoP stud 5/17",
                 f"seat {e.seat}'s next card on {STREET_NAMES[self.street]} is dealt {want}, not {got}",
             )
-        if e.face_up and not e.card.known:
-            raise IllegalAction("engine.deal", f"an up card must be identified (seat {e.seat})")
         self._check_new_card(e.card, f"dealt to seat {e.seat}")
         self._take_from_stub(e.card)
         s.cards.append((e.card, e.face_up))
@@ -537,11 +537,14 @@ class Hand:
     def _on_deck_reshuffled(self, e: DeckReshuffled) -> None:
         # RRoP stud 15: only on the last card, when the stub cannot serve every player.
         if self.street != 4:
-            raise IllegalAction("RRoP stud 15", "the deck is reshuffled only for the last (seventh-street) card")
+            raise IllegalAction(
+                "RRoP stud 15", "the deck is reshuffled only for the last (seventh-street) card"
+            )
         waiting = sum(1 for s in self.live_seats if self.needs(s) != (0, 0))
         if self.stub_size() > waiting:
             raise IllegalAction(
-                "RRoP stud 15", f"{self.stub_size()} cards are left for {waiting} players; no reshuffle is needed"
+                "RRoP stud 15",
+                f"{self.stub_size()} cards are left for {waiting} players; no reshuffle is needed",
             )
         back = list(self.burns)
         if self.config.rules.reshuffle_includes_muck:
@@ -551,7 +554,9 @@ class Hand:
         self.recycled |= {c for c in back if c.known}
         self.burned_this_street = False  # RRoP stud 15: the dealer burns again (if cards allow)
         self.announcements.append(
-            Announcement("reshuffle", "Out of cards: the last card is mixed with the burn cards, scrambled and cut")
+            Announcement(
+                "reshuffle", "Out of cards: the last card is mixed with the burn cards, scrambled and cut"
+            )
         )
 
     def _after_card(self) -> None:
@@ -608,14 +613,25 @@ class Hand:
     def _bring_in_index(self) -> int:
         """RRoP stud 1: lowest up card by suit brings it in (ace high); razz 3: highest, ace low."""
         live = [i for i, s in enumerate(self.seats) if s.live]
+        # An unidentified door card (a gap in a record) is never taken to be the bring-in, as in PokerKit.
         if self.config.variant is Variant.RAZZ:
-            return max(
-                live, key=lambda i: (self.seats[i].up[0].low_rank_value, self.seats[i].up[0].suit_value)
-            )
-        return min(live, key=lambda i: (self.seats[i].up[0].rank_value, self.seats[i].up[0].suit_value))
+
+            def razz_key(i: int) -> tuple[int, int]:
+                c = self.seats[i].up[0]
+                return (c.low_rank_value, c.suit_value) if c.known else (0, -1)
+
+            return max(live, key=razz_key)
+
+        def stud_key(i: int) -> tuple[int, int]:
+            c = self.seats[i].up[0]
+            return (c.rank_value, c.suit_value) if c.known else (15, 0)
+
+        return min(live, key=stud_key)
 
     def _board_key(self, i: int) -> tuple[int, ...]:
         up = self.up_cards_for_ranking(self.seats[i])
+        if not up:
+            return ()  # nothing identified on this board: it never acts first
         if self.config.variant is Variant.RAZZ:
             return low_board_value(up)
         return high_board_value(up)
@@ -634,7 +650,7 @@ class Hand:
         return best
 
     def _has_open_pair(self, s: SeatState) -> bool:
-        ranks = [c.rank for c in s.up]
+        ranks = [c.rank for c in s.up if c.known]
         return len(ranks) != len(set(ranks))
 
     def _announce_board(self, opener: int, rnd: BettingRound) -> None:
@@ -643,13 +659,15 @@ class Hand:
         if self.config.variant is Variant.RAZZ:
             text = f"{describe_board_low(up).capitalize()} acts first"
         else:
-            text = f"{describe_board_high(up).capitalize()} is high"
+            desc = describe_board_high(up)
+            desc = desc.removesuffix(" high")  # "ace-king is high", not "ace-king high is high"
+            text = f"{desc.capitalize()} is high"
         self.announcements.append(Announcement("high_hand", f"Seat {s.seat}: {text}", (s.seat,)))
         # RRoP stud 12: all pairs; razz 5: pairs the first time, never face-card pairs.
         for i, other in enumerate(self.seats):
             if not other.live or i in self.paired_announced:
                 continue
-            ranks = [c.rank for c in other.up]
+            ranks = [c.rank for c in other.up if c.known]
             pairs = {r for r in ranks if ranks.count(r) >= 2}
             if self.config.variant is Variant.RAZZ:
                 pairs -= {"J", "Q", "K"}

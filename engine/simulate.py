@@ -1,0 +1,170 @@
+"""Random but legal hands: for the terminal demo, the benchmarks and tests.
+
+A ``SimulatedDealer`` plays the dealer's part from a shuffled deck (burns,
+up and down cards in dealing order, a reshuffle or common card when the deck
+runs short) and chooses each player's action at random from the engine's own
+legal options.  It is a driver of the pure engine, no I/O.
+"""
+
+from __future__ import annotations
+
+import random
+from collections.abc import Callable
+from typing import TextIO
+
+from engine.cards import DECK, Card
+from engine.events import (
+    CardBurned,
+    CardDealt,
+    CardsShown,
+    CommonCardDealt,
+    DeckReshuffled,
+    Event,
+    HandStarted,
+    Outputs,
+    PlayerAction,
+    SeatEntry,
+)
+from engine.hand import Hand, Option, Phase
+from engine.rules import GameConfig, house_rules
+
+# How often a simulated player picks each kind of action, when it is legal.
+ACTION_WEIGHTS = {"fold": 2, "check": 6, "call": 6, "bring_in": 6, "complete": 2, "bet": 3, "raise": 2}
+
+
+def weighted_choice(rng: random.Random, options: tuple[Option, ...]) -> Option:
+    weights = [ACTION_WEIGHTS.get(o.action, 1) for o in options]
+    return rng.choices(options, weights)[0]
+
+
+class SimulatedDealer:
+    """Deals a hand from a shuffled deck and asks a chooser for every decision."""
+
+    def __init__(self, hand: Hand, rng: random.Random, burns: bool = True) -> None:
+        self.hand = hand
+        self.rng = rng
+        self.deck: list[Card] = list(DECK)
+        rng.shuffle(self.deck)
+        self.burns = burns
+
+    def next_event(self, choose: Callable[[Hand], Event] | None = None) -> Event | None:
+        """The next thing that happens at the table, or None when the hand is over."""
+        hand = self.hand
+        if hand.phase is Phase.DEALING:
+            slots = hand.expected_deal()
+            waiting = sum(1 for kind, _, _ in slots if kind == "card")
+            if hand.street == 4 and hand.stub_size() < waiting:
+                if hand.reshuffle_pool() < waiting:
+                    return CommonCardDealt(self.deck.pop()) if self.deck else CommonCardDealt(self._recycle())
+                if not self.deck:
+                    return DeckReshuffled()
+            kind, seat, face_up = slots[0]
+            if kind == "burn":
+                # RRoP stud 15: no burn when there are not enough cards for everyone.
+                if self.burns and len(self.deck) > waiting:
+                    return CardBurned(self.deck.pop())
+                kind, seat, face_up = slots[1]
+            assert seat is not None
+            return CardDealt(seat, self.deck.pop(), face_up)
+        if hand.phase is Phase.BETTING:
+            if choose is not None:
+                return choose(hand)
+            opts = hand.options()
+            assert opts is not None
+            o = weighted_choice(self.rng, opts.options)
+            return PlayerAction(opts.seat, o.action, o.amount if o.action not in ("fold", "check") else None)
+        if hand.phase is Phase.SHOWDOWN:
+            seat = hand.to_act
+            assert seat is not None
+            return CardsShown(seat, tuple(hand.seat(seat).down))
+        return None
+
+    def _recycle(self) -> Card:
+        raise RuntimeError("the deck is empty")
+
+    def apply(self, event: Event) -> Outputs:
+        if isinstance(event, DeckReshuffled):
+            outputs = self.hand.apply(event)
+            self.deck = [c for c in self.hand.burns if c.known and c in self.hand.recycled]
+            self.rng.shuffle(self.deck)
+            return outputs
+        return self.hand.apply(event)
+
+
+def new_hand(
+    variant: str,
+    players: int,
+    rng: random.Random,
+    rules: str = "rrop",
+    config: GameConfig | None = None,
+    stacks: list[int] | None = None,
+    hand_id: int = 1,
+) -> Hand:
+    cfg = config or GameConfig.from_json(
+        {"variant": variant, "ante": 1, "bring_in": 2, "small_bet": 5, "big_bet": 10, "rules": rules}
+    )
+    cfg = (
+        GameConfig(
+            cfg.variant,
+            cfg.ante,
+            cfg.bring_in,
+            cfg.small_bet,
+            cfg.big_bet,
+            cfg.max_raises,
+            house_rules(rules),
+        )
+        if config is None
+        else cfg
+    )
+    stacks = stacks or [rng.randint(60, 300) for _ in range(players)]
+    seats = tuple(SeatEntry(i + 1, f"Player {i + 1}", s) for i, s in enumerate(stacks))
+    return Hand(HandStarted(hand_id, cfg, seats))
+
+
+def play_random_hand(
+    variant: str = "F7S",
+    players: int = 6,
+    seed: int | None = None,
+    rules: str = "rrop",
+    out: TextIO | None = None,
+) -> Hand:
+    """Deal and play one hand at random, printing it as a dealer would call it."""
+    rng = random.Random(seed)
+    hand = new_hand(variant, players, rng, rules)
+    dealer = SimulatedDealer(hand, rng)
+    if out:
+        cfg = hand.config
+        print(
+            f"{cfg.variant.long_name}, {cfg.bring_in} bring-in, {cfg.small_bet}-{cfg.big_bet} "
+            f"({cfg.rules.name} rules), {players} players",
+            file=out,
+        )
+        for s in hand.seats:
+            print(f"  seat {s.seat}: {s.name}, {s.starting_stack} chips", file=out)
+    street = -1
+    while (event := dealer.next_event()) is not None:
+        outputs = dealer.apply(event)
+        if out:
+            if hand.street != street and hand.phase is Phase.BETTING:
+                street = hand.street
+                from engine.hand import STREET_NAMES
+
+                print(f"-- {STREET_NAMES[street]} (pot {hand.pot_total})", file=out)
+                for s in hand.live_seats:
+                    print(f"   seat {s.seat}: {' '.join(hand.public_cards(s))}", file=out)
+            if isinstance(event, PlayerAction):
+                print(
+                    f"   seat {event.seat} {event.action.replace('_', ' ')}"
+                    + (f" {event.amount}" if event.amount else ""),
+                    file=out,
+                )
+            if isinstance(event, CardsShown):
+                print(
+                    f"   seat {event.seat} shows {' '.join(str(c) for c, _ in hand.seat(event.seat).cards)}",
+                    file=out,
+                )
+            for a in outputs.announcements:
+                print(f"   dealer: {a.text}", file=out)
+    if out:
+        print("finishing stacks: " + ", ".join(f"seat {s.seat} {s.stack}" for s in hand.seats), file=out)
+    return hand

@@ -1,0 +1,109 @@
+"""PHH: the 36 real WSOP hands, export round trips through PokerKit, and the CLI contract."""
+
+from __future__ import annotations
+
+import json
+import random
+import subprocess
+import sys
+import warnings
+from pathlib import Path
+
+import pokerkit as pk
+import pytest
+
+from engine import phh
+from engine.rules import Variant
+from engine.simulate import SimulatedDealer, new_hand
+from tests.engine.pokerkit_oracle import random_config, random_stacks
+
+HERE = Path(__file__).parent
+REAL_HANDS = sorted((HERE / "phh").glob("*.phh"))
+
+
+def pokerkit_finishing_stacks(text: str) -> list[int]:
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        states = list(pk.HandHistory.loads(text))
+    return list(states[-1].stacks)
+
+
+def test_all_36_real_hands_are_there() -> None:
+    assert len(REAL_HANDS) == 36
+    variants = {phh.loads(p.read_text(), "wsop2023").config.variant for p in REAL_HANDS}
+    assert variants == set(Variant)
+
+
+@pytest.mark.parametrize("path", REAL_HANDS, ids=lambda p: p.stem)
+@pytest.mark.parametrize("rules", ["wsop2023", "rrop"])
+def test_real_hand_replays_to_pokerkit_stacks(path: Path, rules: str) -> None:
+    text = path.read_text()
+    imported = phh.loads(text, rules)
+    assert imported.hand.is_over
+    assert imported.hand.finishing_stacks() == pokerkit_finishing_stacks(text)
+
+
+@pytest.mark.parametrize("path", REAL_HANDS[::6], ids=lambda p: p.stem)
+def test_real_hand_export_loads_back(path: Path) -> None:
+    imported = phh.loads(path.read_text(), "wsop2023")
+    exported = phh.dumps(imported.hand)
+    assert pokerkit_finishing_stacks(exported) == imported.hand.finishing_stacks()
+    again = phh.loads(exported, "wsop2023")
+    assert again.hand.finishing_stacks() == imported.hand.finishing_stacks()
+
+
+@pytest.mark.parametrize("variant", list(Variant), ids=lambda v: v.value)
+def test_engine_hands_export_to_pokerkit(variant: Variant) -> None:
+    for k in range(40):
+        rng = random.Random(f"export-{variant.value}-{k}")
+        n = rng.randint(2, 8)
+        config = random_config(rng, variant)
+        hand = new_hand(
+            variant.value, n, rng, "wsop2023", config=config, stacks=random_stacks(rng, n, config)
+        )
+        dealer = SimulatedDealer(hand, rng)
+        while (event := dealer.next_event()) is not None:
+            dealer.apply(event)
+        assert hand.is_over
+        text = phh.dumps(hand)
+        assert pokerkit_finishing_stacks(text) == hand.finishing_stacks(), text
+
+
+def test_cli_replay_contract(tmp_path: Path) -> None:
+    broken = tmp_path / "broken.phh"
+    broken.write_text("variant = 'NT'\nantes = [0, 0]\n")
+    files = [str(REAL_HANDS[0]), str(broken), str(REAL_HANDS[-1])]
+    proc = subprocess.run(
+        [sys.executable, "-m", "engine.cli", "history", "replay", "--rules", "wsop2023", *files],
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
+    assert proc.returncode != 0
+    lines = [json.loads(line) for line in proc.stdout.splitlines()]
+    assert len(lines) == 3
+    assert lines[1]["error"] and "variant" in lines[1]["error"]
+    for line, path in ((lines[0], REAL_HANDS[0]), (lines[2], REAL_HANDS[-1])):
+        assert "error" not in line
+        assert line["finishing_stacks"] == pokerkit_finishing_stacks(path.read_text())
+        assert all(isinstance(x, int) for x in line["finishing_stacks"])
+        assert line["variant"] in ("F7S", "F7S/8", "FR")
+
+
+def test_cli_replay_all_good_exits_zero() -> None:
+    proc = subprocess.run(
+        [sys.executable, "-m", "engine.cli", "history", "replay", *map(str, REAL_HANDS[:3])],
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
+    assert proc.returncode == 0, proc.stderr
+    assert len(proc.stdout.splitlines()) == 3
+
+
+def test_phh_errors_name_the_problem() -> None:
+    with pytest.raises(phh.PHHError, match="starting_stacks"):
+        phh.loads("variant = 'F7S'\nantes = [1, 1]\nbring_in = 1\nsmall_bet = 2\nbig_bet = 4\nactions = []\n")
+    text = REAL_HANDS[0].read_text().replace("'p2 pb'", "'p2 cbr 7'")
+    with pytest.raises(phh.PHHError, match="action 6"):
+        phh.loads(text, "wsop2023")
