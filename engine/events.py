@@ -220,6 +220,64 @@ class HandMucked(Event):
         return cls(_int("seat", d["seat"], 1))
 
 
+# ---- the table between hands (RRoP 3.1) ------------------------------------
+
+
+@dataclass(frozen=True)
+class SeatTaken(Event):
+    """A player sits down with a buy-in."""
+
+    type: ClassVar[str] = "seat_taken"
+    seat: int
+    name: str
+    buy_in: int
+
+    @classmethod
+    def from_fields(cls, d: dict[str, Any]) -> SeatTaken:
+        name = d["name"]
+        if not isinstance(name, str) or not name.strip():
+            raise EventError("name must be a non-empty string")
+        return cls(_int("seat", d["seat"], 1), name.strip(), _int("buy_in", d["buy_in"], 1))
+
+
+@dataclass(frozen=True)
+class SeatLeft(Event):
+    type: ClassVar[str] = "seat_left"
+    seat: int
+
+    @classmethod
+    def from_fields(cls, d: dict[str, Any]) -> SeatLeft:
+        return cls(_int("seat", d["seat"], 1))
+
+
+@dataclass(frozen=True)
+class ChipsAdded(Event):
+    """RRoP 3.1: adding to a stack is not a buy-in; any amount, between hands only."""
+
+    type: ClassVar[str] = "chips_added"
+    seat: int
+    amount: int
+
+    @classmethod
+    def from_fields(cls, d: dict[str, Any]) -> ChipsAdded:
+        return cls(_int("seat", d["seat"], 1), _int("amount", d["amount"], 1))
+
+
+@dataclass(frozen=True)
+class SittingOut(Event):
+    """A player sits out (is not dealt in) or comes back."""
+
+    type: ClassVar[str] = "sitting_out"
+    seat: int
+    out: bool
+
+    @classmethod
+    def from_fields(cls, d: dict[str, Any]) -> SittingOut:
+        if not isinstance(d["out"], bool):
+            raise EventError("out must be true or false")
+        return cls(_int("seat", d["seat"], 1), d["out"])
+
+
 # ---- outputs -------------------------------------------------------------
 
 
