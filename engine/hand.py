@@ -490,6 +490,13 @@ class Hand:
                 "RRoP stud 5/17",
                 f"seat {e.seat}'s next card on {STREET_NAMES[self.street]} is dealt {want}, not {got}",
             )
+        if self.street == 4 and not any(len(o.down) == 3 for o in self.live_seats):
+            waiting = sum(1 for o in self.live_seats if self.needs(o) != (0, 0))
+            if self.reshuffle_pool() < waiting:
+                raise IllegalAction(
+                    "RRoP stud 15",
+                    f"only {self.reshuffle_pool()} cards for {waiting} players: deal one common card face up",
+                )
         self._check_new_card(e.card, f"dealt to seat {e.seat}")
         self._take_from_stub(e.card)
         s.cards.append((e.card, e.face_up))

@@ -62,3 +62,13 @@ def events_of(hand: Hand) -> list[Event]:
 
 
 __all__ = ["HandStarted", "act", "deal_street", "deal_third", "option_set", "show_all", "start"]
+
+
+def check_round(hand: Hand) -> None:
+    """Everyone checks (or calls the bring-in) until the round closes."""
+    while hand.phase is Phase.BETTING:
+        opts = hand.options()
+        assert opts is not None
+        o = opts.find("check") or opts.find("call") or opts.find("bring_in")
+        assert o is not None
+        hand.apply(PlayerAction(opts.seat, o.action, o.amount))
