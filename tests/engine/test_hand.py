@@ -156,7 +156,7 @@ def test_expected_deal_follows_dealing_order() -> None:
 def test_unknown_down_cards_run_to_showdown() -> None:
     # A camera-only table: nobody knows the down cards until they are shown.
     hand = start([100] * 2)
-    for rnd in range(2):
+    for _ in range(2):
         for seat in (1, 2):
             hand.apply(CardDealt(seat, UNKNOWN, False))
     hand.apply(CardDealt(1, Card.parse("2c"), True))
