@@ -144,14 +144,15 @@ def default_layout(seats: int = 8) -> TableLayout:
     a, b = 770.0, 440.0
     zone_w, zone_d = 255.0, 235.0
     slots = 8
-    # Slots evenly spaced by arc length (not by angle: the ends of an ellipse are tightly curved),
-    # leaving a gap at the bottom for the dealer.
-    ts = np.linspace(0, 2 * math.pi, 2001)
-    pts = np.stack([a * np.cos(ts), b * np.sin(ts)], axis=1)
+    # Slots evenly spaced by arc length along the ellipse through the zone centres (not by angle:
+    # the ends of an ellipse are tightly curved), leaving a gap at the bottom for the dealer.
+    inset = zone_d / 2 + 25.0
+    ts = np.linspace(0, 2 * math.pi, 4001)
+    pts = np.stack([(a - inset) * np.cos(ts), (b - inset) * np.sin(ts)], axis=1)
     arc = np.concatenate([[0.0], np.cumsum(np.linalg.norm(np.diff(pts, axis=0), axis=1))])
     start = np.interp(math.pi / 2, ts, arc)  # the dealer's place
     perim = arc[-1]
-    gap = 520.0
+    gap = 500.0
     step = (perim - gap) / (slots - 1)
     angles = [float(np.interp((start + gap / 2 + k * step) % perim, arc, ts)) for k in range(slots)]
     # Use spread-out slots for fewer seats so the players sit round the table.
@@ -159,12 +160,11 @@ def default_layout(seats: int = 8) -> TableLayout:
     seat_map: dict[int, Seat] = {}
     for n, k in enumerate(chosen, start=1):
         t = angles[k]
-        edge = np.array([a * math.cos(t), b * math.sin(t)])
-        normal = np.array([math.cos(t) / a, math.sin(t) / b])
+        c = np.array([(a - inset) * math.cos(t), (b - inset) * math.sin(t)])
+        normal = np.array([math.cos(t) / (a - inset), math.sin(t) / (b - inset)])
         normal /= np.linalg.norm(normal)
         forward = -normal  # towards the centre
         right = np.array([-forward[1], forward[0]])
-        c = edge + forward * (zone_d / 2 + 25.0)
         zone = [
             tuple(c - right * zone_w / 2 + forward * zone_d / 2),
             tuple(c + right * zone_w / 2 + forward * zone_d / 2),
@@ -172,12 +172,12 @@ def default_layout(seats: int = 8) -> TableLayout:
             tuple(c - right * zone_w / 2 - forward * zone_d / 2),
         ]
         seat_map[n] = Seat(n, [(float(x), float(y)) for x, y in zone], _pt(forward), _pt(right))
-    dealer = [(-115.0, b - 250.0), (115.0, b - 250.0), (115.0, b - 95.0), (-115.0, b - 95.0)]
+    dealer = [(-100.0, b - 250.0), (100.0, b - 250.0), (100.0, b - 95.0), (-100.0, b - 95.0)]
     markers: dict[int, Quad] = {}
     # Between the seat slots (and either side of the dealer).
     marker_arcs = [start + gap / 2 + (k - 0.5) * step for k in range(1, slots)]
     marker_arcs += [start]  # in front of the dealer, below the dealer area
-    marker_angles = [float(np.interp(s % perim, arc, ts)) for s in marker_arcs]
+    marker_angles = [float(np.interp(m % perim, arc, ts)) for m in marker_arcs]
     for i, t in enumerate(marker_angles):
         # On the felt, 45 mm in from the rail, square to the table axes.
         edge = np.array([a * math.cos(t), b * math.sin(t)])

@@ -276,7 +276,9 @@ def render_scene(
         chosen = rng.choice(active, size=min(len(active), int(rng.integers(1, 3))), replace=False)
         pts = np.concatenate([np.array(layout.seats[int(n)].zone) for n in chosen])
         c = pts.mean(axis=0)
-        pts = np.concatenate([pts, c + (pts - c) * 1.25])
+        # Keep the two nearest calibration markers in view: a camera is mounted so that it sees some.
+        near = sorted(layout.markers.values(), key=lambda q: float(np.linalg.norm(np.mean(q, axis=0) - c)))[:2]
+        pts = np.concatenate([pts, c + (pts - c) * 1.15, *(np.array(q) for q in near)])
         roll = float(rng.uniform(0, 360))
         target = pts
     else:
@@ -287,8 +289,7 @@ def render_scene(
 
     # Background: floor, rail, felt.
     # A cardroom picks a felt its card backs stand out on; so do we (tigullio's backs are green).
-    back_bgr = faces.back[:, :, :3].reshape(-1, 3).mean(axis=0)
-    far = [k for k, v in FELTS.items() if np.abs(np.array(v) - back_bgr).sum() > 120] or list(FELTS)
+    far = [k for k, v in FELTS.items() if _hue_distance(faces.back, v) > 25] or list(FELTS)
     felt_name = str(rng.choice(far))
     felt_bgr = np.array(FELTS[felt_name], np.float32) * rng.uniform(0.8, 1.2)
     img = np.empty((h, w, 3), np.uint8)
@@ -416,6 +417,19 @@ def render_scene(
     info = {"tilt": tilt, "roll": roll, "close_up": close_up, "street": street, "felt": felt_name,
             "seats": n_seats, "active": active, "card_px": _median_card_px(cards)}
     return Scene(img, cards, hmat, layout, seed, info)
+
+
+def _hue_distance(back: np.ndarray, felt_bgr: tuple[int, int, int]) -> float:
+    """Hue distance (OpenCV units, 0..90) between a back's dominant colour and a felt."""
+    hsv = cv2.cvtColor(back[:, :, :3], cv2.COLOR_BGR2HSV).reshape(-1, 3)
+    sat = hsv[hsv[:, 1] > 60]
+    if len(sat) < 0.05 * len(hsv):
+        return 90.0  # a black/white/grey back stands out on any felt
+    hist = np.bincount(sat[:, 0], minlength=180)
+    hb = int(np.argmax(hist))
+    hf = int(cv2.cvtColor(np.uint8([[felt_bgr]]), cv2.COLOR_BGR2HSV)[0, 0, 0])
+    d = abs(hb - hf)
+    return float(min(d, 180 - d))
 
 
 def _median_card_px(cards: list[TruthCard]) -> float:

@@ -1,0 +1,272 @@
+"""Deck enrollment: what the recognizer learns from the 52 flat faces of the deck in use.
+
+Why the index corner: in a stud row every card but the top one is covered
+except for a strip at its left edge, and that strip holds the index (rank
+above suit).  It is also the part every deck design agrees on, so one learned
+template per card of that strip reads covered and uncovered cards alike.  A
+card lying the other way round shows its bottom-right index in the same
+place, rotated; we learn that view too (it differs on decks whose two
+indices are not identical), so every card has two templates.
+
+A template is the strip resampled to :data:`STRIP_W` x :data:`STRIP_H` pixels in
+a canonical card :data:`CARD_W` pixels wide, blurred slightly, as three
+channels (brightness and two colour-opponent channels, so four-colour decks and
+red/black suits separate), zero-mean and unit-norm: matching is then one
+matrix product, and a uniform change of light scales a vector without changing
+its direction.
+
+Pure core: images in, :class:`DeckModel` out.  ``load``/``save`` and the face
+directory reader sit at the bottom as a thin edge.
+"""
+
+from __future__ import annotations
+
+import io
+from collections.abc import Mapping
+from dataclasses import dataclass
+from pathlib import Path
+
+import cv2
+import numpy as np
+
+from engine.cards import DECK
+
+CARD_W = 64  # canonical card width in template pixels
+STRIP_X0, STRIP_Y0 = 1, 1
+STRIP_W, STRIP_H = 16, 36
+BLUR = 0.7
+BACK = 52  # label of the back
+THUMB = (12, 18)  # whole-card thumbnail (w, h) for telling a back from a face
+MODEL_VERSION = 1
+
+CODES = [str(c) for c in DECK]
+
+
+class EnrollmentError(ValueError):
+    """The faces given cannot make a deck; the message names the file or card at fault."""
+
+
+@dataclass(frozen=True)
+class DeckModel:
+    """Learned strip templates of one deck.
+
+    ``templates`` is (N, D) float32, rows unit-norm; ``labels`` (N,) gives the card
+    index 0..51 (engine order) or :data:`BACK`; ``images`` (N, STRIP_H, STRIP_W, 3)
+    float32 are the same templates as images for the fine search.
+    """
+
+    name: str
+    aspect: float  # card height / width
+    labels: np.ndarray
+    templates: np.ndarray
+    images: np.ndarray
+    has_back: bool
+    mean: np.ndarray  # (STRIP_H, STRIP_W, 3) mean of the normalised face templates
+    weight: np.ndarray  # (STRIP_H, STRIP_W, 1) where the faces differ (the index glyphs)
+    back_thumbs: np.ndarray  # (2, D) the whole back, both ways round, as unit vectors (empty without a back)
+    plain: np.ndarray  # (N, D) the templates normalised but not embedded (for the blank-window gate)
+
+    @property
+    def card_h(self) -> int:
+        return round(CARD_W * self.aspect)
+
+    def code(self, label: int) -> str | None:
+        return None if label == BACK else CODES[label]
+
+    def embed(self, windows: np.ndarray) -> np.ndarray:
+        """(..., STRIP_H, STRIP_W, 3) channel windows -> (..., D) unit vectors for matching.
+
+        Each window is normalised (light-invariant), the deck's average corner is
+        subtracted (what all cards share: white paper, the common strokes) and
+        what is left is weighted by where the cards differ, so two cards whose
+        corners differ only in the rank glyph (a five and a six) are far apart.
+        """
+        return embed(windows, self.mean, self.weight)
+
+    def embed2(self, windows: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        return embed2(windows, self.mean, self.weight)
+
+
+def embed(windows: np.ndarray, mean: np.ndarray, weight: np.ndarray) -> np.ndarray:
+    return embed2(windows, mean, weight)[1]
+
+
+def embed2(windows: np.ndarray, mean: np.ndarray, weight: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """(plain normalised windows, embedded windows), both flattened to (..., D).
+
+    The plain form is kept as a gate: a blank window (white paper) embeds close
+    to "minus the average corner" and would otherwise match the cards with the
+    least ink (the deuces); its plain correlation with any corner is low.
+    """
+    n = windows.shape[:-3]
+    h, w, c = windows.shape[-3:]
+    x = np.array(windows, np.float32).reshape(-1, h * w, c)  # one contiguous copy
+    x -= x.mean(axis=1, keepdims=True)
+    x /= np.sqrt(np.einsum("npc,npc->n", x, x))[:, None, None] + 1e-6
+    plain = x.reshape(*n, -1).copy()
+    x -= mean.reshape(1, h * w, c)
+    x *= weight.reshape(1, h * w, weight.shape[-1])
+    flat = x.reshape(len(x), -1)
+    flat /= np.sqrt(np.einsum("nd,nd->n", flat, flat))[:, None] + 1e-6
+    return plain, flat.reshape(*n, -1)
+
+
+def _statistics(images: np.ndarray, labels: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """Mean corner, and the weight map: where the faces' corners differ (the index glyphs, the pips)."""
+    faces = normalize(images[labels != BACK])
+    mean = faces.mean(axis=0)
+    std = faces.std(axis=0).mean(axis=2)
+    std = cv2.GaussianBlur(std, (0, 0), 1.0)
+    weight = 0.15 + std / std.max()
+    return mean.astype(np.float32), weight[:, :, None].astype(np.float32)
+
+
+def canonical_card(face: np.ndarray, aspect: float) -> np.ndarray:
+    """A flat face image (BGR or BGRA) resampled to the canonical card size, on white."""
+    if face.ndim == 2:
+        face = cv2.cvtColor(face, cv2.COLOR_GRAY2BGR)
+    if face.shape[2] == 4:
+        alpha = face[:, :, 3:4].astype(np.float32) / 255
+        face = (face[:, :, :3].astype(np.float32) * alpha + 255 * (1 - alpha)).astype(np.uint8)
+    return cv2.resize(face, (CARD_W, round(CARD_W * aspect)), interpolation=cv2.INTER_AREA)
+
+
+def channels(bgr: np.ndarray) -> np.ndarray:
+    """(H, W, 3) uint8/float BGR -> float32 (H, W, 3): brightness, red-green, blue-yellow."""
+    f = bgr.astype(np.float32)
+    b, g, r = f[:, :, 0], f[:, :, 1], f[:, :, 2]
+    return np.stack([(b + g + r) / 3, 0.8 * (r - g), 0.6 * (b - (r + g) / 2)], axis=2)
+
+
+def normalize(x: np.ndarray) -> np.ndarray:
+    """Zero-mean per channel, unit norm over the last three axes (batched)."""
+    x = x - x.mean(axis=(-3, -2), keepdims=True)
+    n = np.sqrt((x * x).sum(axis=(-3, -2, -1), keepdims=True))
+    return x / np.maximum(n, 1e-6)
+
+
+def thumb(card: np.ndarray) -> np.ndarray:
+    """A whole canonical card as a unit vector, for telling a back from a face."""
+    small = cv2.resize(card, THUMB, interpolation=cv2.INTER_AREA)  # area averaging: the back's pattern cannot alias
+    return normalize(channels(small)).ravel()
+
+
+def strip_of(card: np.ndarray) -> np.ndarray:
+    """The index strip of a canonical card image (BGR), as blurred channel image."""
+    s = card[STRIP_Y0 : STRIP_Y0 + STRIP_H, STRIP_X0 : STRIP_X0 + STRIP_W]
+    return cv2.GaussianBlur(channels(s), (0, 0), BLUR)
+
+
+def enroll(faces: Mapping[str, np.ndarray], back: np.ndarray | None = None, name: str = "deck") -> DeckModel:
+    """Learn a deck from its 52 flat faces (code -> image) and optionally its back.
+
+    Faces must be the card itself (cropped to the card edge), upright, any size.
+    """
+    missing = [c for c in CODES if c not in faces]
+    if missing:
+        raise EnrollmentError(f"enrollment needs all 52 faces; missing {', '.join(missing)}")
+    aspects = {c: faces[c].shape[0] / faces[c].shape[1] for c in CODES}
+    aspect = float(np.median(list(aspects.values())))
+    for c, a in aspects.items():
+        if abs(a - aspect) > 0.08 * aspect:
+            raise EnrollmentError(
+                f"face {c} is {faces[c].shape[1]}x{faces[c].shape[0]} px, not the shape of the other faces "
+                f"(height/width {a:.2f} vs {aspect:.2f}); crop every face to the card's edge"
+            )
+        if not 1.1 < a < 2.0:
+            raise EnrollmentError(f"face {c} is not an upright card picture (height/width {a:.2f})")
+    labels, imgs = [], []
+    items: list[tuple[int, np.ndarray]] = [(i, faces[c]) for i, c in enumerate(CODES)]
+    if back is not None:
+        items.append((BACK, back))
+    back_thumbs = np.zeros((0, THUMB[0] * THUMB[1] * 3), np.float32)
+    if back is not None:
+        bc = canonical_card(back, aspect)
+        back_thumbs = np.stack([thumb(bc), thumb(cv2.rotate(bc, cv2.ROTATE_180))]).astype(np.float32)
+    for label, img in items:
+        card = canonical_card(img, aspect)
+        for view in (card, cv2.rotate(card, cv2.ROTATE_180)):
+            labels.append(label)
+            imgs.append(strip_of(view))
+    images = np.stack(imgs).astype(np.float32)
+    lab = np.array(labels, np.int32)
+    mean, weight = _statistics(images, lab)
+    plain, flat = embed2(images, mean, weight)
+    # Two cards whose strips are the same picture cannot be told apart by the corner: refuse the deck.
+    raw = normalize(images).reshape(len(images), -1)
+    sim = raw[::2] @ raw[::2].T
+    np.fill_diagonal(sim, 0)
+    i, j = np.unravel_index(int(np.argmax(sim)), sim.shape)
+    if sim[i, j] > 0.999:
+        names = [*CODES, "back"]
+        raise EnrollmentError(
+            f"faces {names[labels[2 * i]]} and {names[labels[2 * j]]} have the same index corner; is one file a copy of the other?"
+        )
+    return DeckModel(name, aspect, lab, flat.astype(np.float32), images, back is not None, mean, weight, back_thumbs, plain)
+
+
+# -- edge: files ----------------------------------------------------------------------------
+
+
+def read_face_dir(directory: Path) -> tuple[dict[str, np.ndarray], np.ndarray | None]:
+    """Read ``As.png`` .. ``2c.png`` (+ optional ``back.png``) from ``directory``.
+
+    Also accepts ``.jpg``; errors name every missing or unreadable file.
+    """
+    if not directory.is_dir():
+        raise EnrollmentError(f"face directory {directory} does not exist")
+    faces: dict[str, np.ndarray] = {}
+    missing, unreadable = [], []
+    for c in CODES:
+        path = next((directory / f"{c}{ext}" for ext in (".png", ".jpg", ".jpeg") if (directory / f"{c}{ext}").is_file()), None)
+        if path is None:
+            missing.append(f"{c}.png")
+            continue
+        img = cv2.imread(str(path), cv2.IMREAD_UNCHANGED)
+        if img is None:
+            unreadable.append(path.name)
+            continue
+        faces[c] = img
+    if missing or unreadable:
+        parts = []
+        if missing:
+            parts.append(f"missing {', '.join(missing)}")
+        if unreadable:
+            parts.append(f"not readable as images: {', '.join(unreadable)}")
+        raise EnrollmentError(
+            f"enrollment directory {directory}: {'; '.join(parts)} "
+            "(expected 52 faces named by card code, e.g. As.png, Td.png, 9c.png, and optionally back.png)"
+        )
+    back = None
+    if (directory / "back.png").is_file():
+        back = cv2.imread(str(directory / "back.png"), cv2.IMREAD_UNCHANGED)
+        if back is None:
+            raise EnrollmentError(f"{directory / 'back.png'} is not a readable image")
+    return faces, back
+
+
+def save(model: DeckModel, path: Path) -> None:
+    buf = io.BytesIO()
+    np.savez_compressed(
+        buf, version=MODEL_VERSION, name=model.name, aspect=model.aspect, labels=model.labels,
+        templates=model.templates, images=model.images, has_back=model.has_back, mean=model.mean, weight=model.weight,
+        back_thumbs=model.back_thumbs, plain=model.plain,
+        strip=np.array([CARD_W, STRIP_X0, STRIP_Y0, STRIP_W, STRIP_H]),
+    )
+    path.write_bytes(buf.getvalue())
+
+
+def load(path: Path) -> DeckModel:
+    if not path.is_file():
+        raise EnrollmentError(f"deck file {path} does not exist; create it with 'studtable vision enroll'")
+    try:
+        z = np.load(path, allow_pickle=False)
+        version = int(z["version"])
+    except Exception as e:
+        raise EnrollmentError(f"{path} is not a deck file written by 'studtable vision enroll' ({e})") from e
+    if version != MODEL_VERSION or list(z["strip"]) != [CARD_W, STRIP_X0, STRIP_Y0, STRIP_W, STRIP_H]:
+        raise EnrollmentError(f"deck file {path} was made by another version of studtable; enroll the deck again")
+    return DeckModel(
+        str(z["name"]), float(z["aspect"]), z["labels"], z["templates"], z["images"], bool(z["has_back"]), z["mean"], z["weight"],
+        z["back_thumbs"], z["plain"],
+    )

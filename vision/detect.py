@@ -1,0 +1,436 @@
+"""Card detection and recognition on one frame: the pure core of the camera.
+
+Theory of operation
+-------------------
+1. **Foreground.**  On a half-size copy of the frame, in HSV, a pixel is
+   background when its hue is the felt's (or the rail's) and it is at least
+   half as saturated; the felt and rail colours are re-measured every frame at
+   fixed sample points, so slow light changes and shadows (which darken but
+   keep hue and most saturation) do not move the threshold.  Card faces are
+   unsaturated and card backs are another hue, so both come out as
+   foreground.  Printed markers are masked out.
+2. **Blobs on the table.**  Each outer contour is mapped through the
+   calibration homography into table millimetres, where every card has the
+   same known size whatever the camera tilt, and fitted with a minimum-area
+   rectangle.  One side of a card blob is a card height (cards in a stud row
+   and down cards lie side by side along their short side); the other side,
+   the blob's length, says whether it is one card, a row, or a card lifted on
+   its edge (narrower than a card: half turned).  Anything else (chips, hands,
+   arms) is not a card.
+3. **Cutting rows into cards.**  The blob is resampled from the full-size
+   frame into a canonical strip at the template scale.  The index corner of
+   every card in the row is visible at the card's left edge (or, for a row
+   laid the other way, at its right edge upside down: the same picture turned
+   round, so we scan the strip and the strip turned round).  Sliding every
+   learned corner template along the top band gives a score profile; a short
+   dynamic programme picks the card edges (the first card at the row's start,
+   the top card ending at the row's end, gaps between a quarter and two
+   thirds of a card) that maximise the matched score.  This uses the index
+   corners themselves, which every deck has, instead of the thin edge between
+   two white cards, which many decks do not draw.
+4. **Reading each card.**  The best candidates from the coarse scan are
+   re-matched at full template resolution with a few pixels of slack; a card
+   fully in view is also read from its other corner.  The best label wins; the
+   back template (if enrolled) makes a card face down.
+
+All of it is arrays in, :class:`Detection` list out: no camera, clock or file.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass, field
+
+import cv2
+import numpy as np
+
+from vision.calibration import Calibration
+from vision.deck import BACK, CARD_W, STRIP_H, STRIP_W, STRIP_X0, STRIP_Y0, DeckModel, channels, embed, thumb
+
+MIN_GAP, MAX_GAP = 0.22, 0.68  # stud row offsets, as fractions of a card width
+SCAN = 2  # coarse scan subsampling (pixels of the template scale)
+DOWN_GAP_MM = 8.0
+COVERED_MIN = 0.8  # a covered card is only believed when its corner matches this well
+BACK_MIN = 0.7  # whole-card likeness to the enrolled back that makes a blob face-down cards
+PLAN_TAU = 0.5  # coarse score a guessed card edge must beat to be worth a card
+CANDIDATES = 24
+PLAIN_MIN = 0.6  # plain correlation below this costs score one for one (blank paper is not a card)
+PAD_X, PAD_Y = 2, 3  # slack of the fine match, template pixels
+MARGIN = 6  # crop rows above and below the card, template pixels
+
+
+@dataclass
+class Detection:
+    card: str | None
+    face_up: bool
+    corners: np.ndarray  # (4, 2) image px
+    table_corners: np.ndarray  # (4, 2) table mm
+    score: float
+    covered: bool = False  # another card lies on part of it
+    half_turned: bool = False
+    blob: int = -1
+    order: int = 0  # position in its blob (a stud row) from the row's first card
+
+    @property
+    def center(self) -> np.ndarray:
+        return self.corners.mean(axis=0)
+
+    @property
+    def table_center(self) -> tuple[float, float]:
+        c = self.table_corners.mean(axis=0)
+        return (float(c[0]), float(c[1]))
+
+    def to_json(self) -> dict[str, object]:
+        return {
+            "card": self.card,
+            "face_up": self.face_up,
+            "center": [round(float(v), 1) for v in self.center],
+            "corners": [[round(float(x), 1), round(float(y), 1)] for x, y in self.corners],
+        }
+
+
+class Detector:
+    """Detector for one deck seen through one calibrated camera.
+
+    Construction precomputes everything that depends only on the calibration
+    (region masks, sample points); :meth:`detect` is then one frame in,
+    detections out.
+    """
+
+    def __init__(self, deck: DeckModel, calib: Calibration, face_floor: float = 0.45) -> None:
+        self.deck = deck
+        self.calib = calib
+        self.face_floor = face_floor
+        self.w_mm = calib.layout.card_width_mm
+        self.h_mm = self.w_mm * deck.aspect
+        self.scale = CARD_W / self.w_mm  # template px per mm
+        self.card_h = deck.card_h
+        self.t2i = calib.table_to_image
+        w, h = calib.image_size
+        self.small_size = (w // 2, h // 2)
+        self._build_masks()
+        # Coarse templates (half resolution) for the scan.
+        cs = (STRIP_W // SCAN, STRIP_H // SCAN)
+        small = np.stack([cv2.resize(im, cs, interpolation=cv2.INTER_AREA) for im in deck.images])
+        self.c_mean = cv2.resize(deck.mean, cs, interpolation=cv2.INTER_AREA)
+        self.c_weight = cv2.resize(deck.weight, cs, interpolation=cv2.INTER_AREA)[:, :, None]
+        self.coarse = embed(small, self.c_mean, self.c_weight).T.copy()  # (D, N)
+        self.labels = deck.labels
+        self.is_face = deck.labels != BACK
+
+    # -- precomputation --------------------------------------------------------------------
+    def _build_masks(self) -> None:
+        lay = self.calib.layout
+        sw, sh = self.small_size
+        half = np.diag([0.5, 0.5, 1.0]) @ self.t2i
+
+        def poly_mask(pts: np.ndarray) -> np.ndarray:
+            m = np.zeros((sh, sw), np.uint8)
+            p = cv2.perspectiveTransform(np.asarray(pts, np.float64).reshape(-1, 1, 2), half).reshape(-1, 2)
+            cv2.fillPoly(m, [np.round(p).astype(np.int32)], 255)
+            return m
+
+        felt = poly_mask(lay.felt_polygon(144))
+        table = poly_mask(lay.table_polygon(144))
+        rail = cv2.subtract(table, felt)
+        markers = np.zeros((sh, sw), np.uint8)
+        for q in lay.markers.values():
+            q = np.array(q)
+            c = q.mean(axis=0)
+            markers |= poly_mask(c + (q - c) * 1.7)
+        self.felt_mask = cv2.subtract(felt, markers)
+        self.rail_mask = cv2.subtract(rail, markers)
+        self.marker_mask = markers
+        rng = np.random.default_rng(0)
+        self.samples = {}
+        for name, m in (("felt", self.felt_mask), ("rail", self.rail_mask)):
+            idx = np.flatnonzero(m)
+            self.samples[name] = rng.choice(idx, size=min(3000, len(idx)), replace=False) if len(idx) else idx
+
+    # -- step 1: foreground ----------------------------------------------------------------
+    def foreground(self, frame: np.ndarray) -> np.ndarray:
+        """Half-size mask of everything on the table that is not felt or rail."""
+        if (frame.shape[1], frame.shape[0]) != self.calib.image_size:
+            raise ValueError(
+                f"frame is {frame.shape[1]}x{frame.shape[0]} but the calibration is for "
+                f"{self.calib.image_size[0]}x{self.calib.image_size[1]}; calibrate this camera mode"
+            )
+        small = cv2.resize(frame, self.small_size, interpolation=cv2.INTER_AREA)
+        hsv = cv2.cvtColor(small, cv2.COLOR_BGR2HSV)
+        hue, sat, _val = cv2.split(hsv)
+        bg = np.zeros_like(hue)
+        for name, region, tol in (("felt", self.felt_mask, 14), ("rail", self.rail_mask, 8)):
+            idx = self.samples[name]
+            if len(idx) == 0:
+                continue
+            hs = hue.ravel()[idx].astype(np.int32)
+            hist = np.bincount(hs, minlength=180).astype(np.float32)
+            hist = hist + np.roll(hist, 1) + np.roll(hist, -1)
+            hm = int(np.argmax(hist))
+            near = np.minimum(np.abs(hs - hm), 180 - np.abs(hs - hm)) <= tol
+            sm = float(np.median(sat.ravel()[idx][near])) if near.any() else 0.0
+            d = np.abs(np.arange(256) - hm)
+            lut = np.where(np.minimum(d, 180 - d) <= tol, 255, 0).astype(np.uint8)
+            same = cv2.bitwise_and(cv2.LUT(hue, lut), cv2.threshold(sat, 0.45 * sm, 255, cv2.THRESH_BINARY)[1])
+            bg |= cv2.bitwise_and(same, region)
+        fg = cv2.bitwise_and(cv2.bitwise_not(bg), cv2.bitwise_or(self.felt_mask, self.rail_mask))
+        return cv2.morphologyEx(fg, cv2.MORPH_OPEN, np.ones((3, 3), np.uint8))
+
+    # -- steps 2-4 -------------------------------------------------------------------------
+    def detect(self, frame: np.ndarray) -> list[Detection]:
+        """All cards in one frame (see the module docstring for how)."""
+        fg = self.foreground(frame)
+        contours, _ = cv2.findContours(fg, cv2.RETR_EXTERNAL, cv2.CHAIN_APPROX_SIMPLE)
+        out: list[Detection] = []
+        rows: list[_Row] = []
+        card_area = self.w_mm * self.h_mm
+        for blob_id, cnt in enumerate(contours):
+            if cv2.contourArea(cnt) < 60:
+                continue
+            pts = cnt.reshape(-1, 2).astype(np.float64) * 2 + 0.5
+            tab = self.calib.to_table(pts).astype(np.float32)
+            area = cv2.contourArea(tab)
+            if area < 0.2 * card_area:
+                continue
+            (cx, cy), (rw, rh), ang = cv2.minAreaRect(tab)
+            if area / max(rw * rh, 1e-6) < 0.7:  # not a union of parallel cards: a hand, chips, a mess
+                continue
+            e1 = np.array([math.cos(math.radians(ang)), math.sin(math.radians(ang))])
+            e2 = np.array([-e1[1], e1[0]])
+            center = np.array([cx, cy])
+            options = [
+                (along, ua, uc)
+                for along, across, ua, uc in ((rw, rh, e1, e2), (rh, rw, e2, e1))
+                if abs(across - self.h_mm) <= 0.16 * self.h_mm and 0.2 * self.w_mm <= along <= 4.9 * self.w_mm
+            ]
+            for along, ua, uc in options:
+                if along < 0.72 * self.w_mm:  # narrower than a card lying flat: lifted on its edge
+                    if len(options) == 1:
+                        out.append(self._half_turned(center, along, ua, uc, blob_id))
+                    continue
+                rows.append(self._prepare(frame, center, along, ua, uc, blob_id, len(options) > 1))
+        out.extend(self._read_rows(rows))
+        return out
+
+    # -- per-blob preparation ----------------------------------------------------------------
+    def _half_turned(self, center: np.ndarray, along: float, ua: np.ndarray, uc: np.ndarray, blob_id: int) -> Detection:
+        corners = np.array(
+            [center + sa * ua * along / 2 + sc * uc * self.h_mm / 2 for sa, sc in ((-1, -1), (1, -1), (1, 1), (-1, 1))]
+        )
+        return Detection(None, False, self.calib.to_image(corners), corners, 0.0, half_turned=True, blob=blob_id)
+
+    def _crop(self, frame: np.ndarray, origin: np.ndarray, ua: np.ndarray, uc: np.ndarray, size: tuple[int, int]) -> np.ndarray:
+        """Resample a table rectangle (origin corner, axes ua/uc) into a crop at the template scale.
+
+        Where the camera sees the table at more than the template scale, sample at
+        a whole multiple and area-average down, so close-ups do not alias.
+        """
+        center = origin + ua * size[0] / (2 * self.scale) + uc * size[1] / (2 * self.scale)
+        k = max(1, round(self.calib.px_per_mm((float(center[0]), float(center[1]))) / self.scale))
+        s = self.scale * k
+        m = np.array([[ua[0] / s, uc[0] / s, origin[0]], [ua[1] / s, uc[1] / s, origin[1]], [0, 0, 1]])
+        big = cv2.warpPerspective(
+            frame, self.t2i @ m, (size[0] * k, size[1] * k),
+            flags=cv2.INTER_LINEAR | cv2.WARP_INVERSE_MAP, borderMode=cv2.BORDER_REPLICATE,
+        )
+        return big if k == 1 else cv2.resize(big, size, interpolation=cv2.INTER_AREA)
+
+    def _prepare(
+        self, frame: np.ndarray, center: np.ndarray, along: float, ua: np.ndarray, uc: np.ndarray, blob_id: int, ambiguous: bool
+    ) -> _Row:
+        if ua[0] * uc[1] - ua[1] * uc[0] < 0:  # keep the crop unmirrored
+            uc = -uc
+        length_px = max(CARD_W, round(along * self.scale))
+        # Card height, not the blob's: a shadow widens the blob, the card's top edge is its edge.
+        origin = center - ua * along / 2 - uc * self.h_mm / 2
+        m = MARGIN
+        crop = self._crop(frame, origin - uc * m / self.scale, ua, uc, (length_px, self.card_h + 2 * m))
+        y0, y1 = m + STRIP_Y0 - PAD_Y, m + STRIP_Y0 + STRIP_H + PAD_Y
+        turned = cv2.rotate(crop, cv2.ROTATE_180)
+        bands = tuple(
+            np.ascontiguousarray(cv2.GaussianBlur(channels(b[y0 - 3 : y1 + 3]), (0, 0), 0.7)[3:-3]) for b in (crop, turned)
+        )
+        last = length_px - CARD_W
+        backness = 0.0
+        if len(self.deck.back_thumbs):
+            card = crop[m : m + self.card_h]
+            ends = [card[:, :CARD_W], card[:, last : last + CARD_W]]
+            backness = float(max((self.deck.back_thumbs @ thumb(e)).max() for e in ends))
+        return _Row(blob_id, origin, ua, uc, along, length_px, last, bands, backness, ambiguous)
+
+    # -- recognition, batched over the whole frame ---------------------------------------------
+    def _read_rows(self, rows: list[_Row]) -> list[Detection]:
+        face_rows = [r for r in rows if r.backness < BACK_MIN]
+        # Coarse scan of both bands of every face row in one matrix product.
+        wins = [self._scan_windows(band[PAD_Y : PAD_Y + STRIP_H]) for r in face_rows for band in r.bands]
+        if wins:
+            scores = embed(np.concatenate(wins), self.c_mean, self.c_weight) @ self.coarse
+            bounds = np.cumsum([0] + [len(w) for w in wins])
+            for k, r in enumerate(face_rows):
+                r.scans = [scores[bounds[2 * k] : bounds[2 * k + 1]], scores[bounds[2 * k + 1] : bounds[2 * k + 2]]]
+        # Which way round is each row?  Under the right plan the row's far end holds the top
+        # card's corner; under the wrong one it is covered.  Single cards read fine either way.
+        ends = []
+        for r in face_rows:
+            if r.last >= MIN_GAP * CARD_W:
+                for way in (0, 1):
+                    ends.append((r, way, -1, [(way, r.last)], self._candidates(r.scans[way], r.last)))
+        end_reads = self._refine_batch(ends)
+        jobs = []
+        for r in face_rows:
+            if r.last < MIN_GAP * CARD_W:
+                r.way, positions = 0, [0]
+            else:
+                e0, e1 = end_reads[(id(r), 0, -1)][1], end_reads[(id(r), 1, -1)][1]
+                r.way = 0 if e0 >= e1 else 1
+                positions = self._plan(r.scans[r.way], r.last)
+            r.positions = positions
+            for i, p in enumerate(positions):
+                views = [(r.way, p)]
+                if i == len(positions) - 1:  # the top card: read both of its corners
+                    views.append((1 - r.way, r.last - p))
+                jobs.append((r, r.way, i, views, self._candidates(r.scans[r.way], p)))
+        reads = self._refine_batch(jobs)
+        out: list[Detection] = []
+        for r in rows:
+            if r.backness >= BACK_MIN:
+                out.extend(self._down_cards(r))
+            else:
+                r.total = float(np.mean([reads[(id(r), r.way, i)][1] for i in range(len(r.positions))]))
+        # Blobs that fit a card row both ways along (nearly square): keep the better reading.
+        chosen: dict[int, _Row] = {}
+        for r in rows:
+            if r.backness >= BACK_MIN:
+                continue
+            if r.blob not in chosen or r.total > chosen[r.blob].total:
+                chosen[r.blob] = r
+        no_back = not self.deck.has_back
+        for r in chosen.values():
+            positions = r.positions
+            for i, p in enumerate(positions):
+                label, score = reads[(id(r), r.way, i)]
+                covered = i < len(positions) - 1
+                if covered and i > 0 and score < COVERED_MIN:  # a gap the plan guessed, with no corner in it
+                    continue
+                tc = self._card_corners(r, p / self.scale, r.way)
+                if label == BACK or (no_back and score < self.face_floor):
+                    out.append(Detection(None, False, self.calib.to_image(tc), tc, score, covered, blob=r.blob, order=i))
+                else:
+                    card = self.deck.code(label) if score >= self.face_floor else None
+                    out.append(Detection(card, True, self.calib.to_image(tc), tc, score, covered, blob=r.blob, order=i))
+        return out
+
+    def _down_cards(self, r: _Row) -> list[Detection]:
+        """Face-down cards side by side (a blob when their gaps close up in the picture)."""
+        k = max(1, round((r.along + DOWN_GAP_MM) / (self.w_mm + DOWN_GAP_MM)))
+        step = (r.along - self.w_mm) / (k - 1) if k > 1 else 0.0
+        dets = []
+        for i in range(k):
+            tc = self._card_corners(r, i * step, 0)
+            dets.append(Detection(None, False, self.calib.to_image(tc), tc, r.backness, blob=r.blob, order=i))
+        return dets
+
+    def _card_corners(self, r: _Row, p_mm: float, way: int) -> np.ndarray:
+        if way == 1:  # positions were measured on the crop turned round
+            p_mm = r.along - self.w_mm - p_mm
+        x0 = r.origin + r.ua * max(p_mm, 0.0)
+        ua, uc = r.ua, r.uc
+        return np.array([x0, x0 + ua * self.w_mm, x0 + ua * self.w_mm + uc * self.h_mm, x0 + uc * self.h_mm])
+
+    def _candidates(self, scores: np.ndarray, p: int) -> np.ndarray:
+        j = min(p // SCAN, len(scores) - 1)
+        return np.argsort(-scores[max(0, j - 1) : j + 2].max(axis=0))[:CANDIDATES]
+
+    def _scan_windows(self, band: np.ndarray) -> np.ndarray:
+        """Corner windows at every coarse position along a band: (P, h, w, 3)."""
+        small = cv2.resize(band, (max(band.shape[1] // SCAN, STRIP_W // SCAN), STRIP_H // SCAN), interpolation=cv2.INTER_AREA)
+        win = np.lib.stride_tricks.sliding_window_view(small, (STRIP_H // SCAN, STRIP_W // SCAN, 3))[0, :, 0]
+        return win
+
+    def _plan(self, scores: np.ndarray, last: int) -> list[int]:
+        """Card left edges (template px) maximising the matched score: first at 0, last at ``last``."""
+        best_face = scores.max(axis=1)
+        n = len(best_face)
+        last_c = min(n - 1, max(0, round(last / SCAN)))
+        lo, hi = MIN_GAP * CARD_W / SCAN, MAX_GAP * CARD_W / SCAN
+        gain = best_face - PLAN_TAU
+        val = np.full(n, -np.inf)
+        prev = np.full(n, -1)
+        val[0] = 0.0
+        for j in range(1, last_c + 1):
+            i0, i1 = max(0, math.ceil(j - hi)), math.floor(j - lo)
+            if i1 < i0:
+                continue
+            seg = val[i0 : i1 + 1]
+            k = int(np.argmax(seg))
+            if seg[k] == -np.inf:
+                continue
+            val[j] = seg[k] + (gain[j] if j != last_c else 0.0)
+            prev[j] = i0 + k
+        if val[last_c] == -np.inf:  # no legal spacing (a very short row): first and last only
+            return [0, last]
+        path = [last_c]
+        while prev[path[-1]] >= 0:
+            path.append(int(prev[path[-1]]))
+        path.reverse()
+        pos = [j * SCAN for j in path]
+        pos[-1] = last
+        return pos
+
+    def _refine_batch(self, jobs: list[tuple[_Row, int, int, list[tuple[int, int]], np.ndarray]]) -> dict[tuple[int, int, int], tuple[int, float]]:
+        """Re-match candidates at full resolution, a few pixels either way, summed over the views."""
+        if not jobs:
+            return {}
+        windows, index = [], []
+        count = 0
+        for r, _way, _i, views, _cand in jobs:
+            idx = []
+            for band_way, p in views:
+                band = r.bands[band_way]
+                x0 = p + STRIP_X0 - PAD_X
+                region = band[:, max(0, x0) : p + STRIP_X0 + STRIP_W + PAD_X]
+                if x0 < 0 or region.shape[1] < STRIP_W + 2 * PAD_X:
+                    left = max(0, -x0)
+                    right = STRIP_W + 2 * PAD_X - region.shape[1] - left
+                    region = np.pad(region, ((0, 0), (left, max(0, right)), (0, 0)), mode="edge")
+                w = np.lib.stride_tricks.sliding_window_view(region, (STRIP_H, STRIP_W, 3))[:, :, 0]
+                w = w.reshape(-1, STRIP_H, STRIP_W, 3)
+                idx.append((count, len(w)))
+                count += len(w)
+                windows.append(w)
+            index.append(idx)
+        plain, emb = self.deck.embed2(np.concatenate(windows))
+        out: dict[tuple[int, int, int], tuple[int, float]] = {}
+        for (r, way, i, _views, cand), idx in zip(jobs, index, strict=True):
+            pairs = np.unique(cand // 2)
+            tids = np.concatenate([pairs * 2, pairs * 2 + 1])
+            tmpl = self.deck.templates[tids]
+            ptmpl = self.deck.plain[tids]
+            total = np.zeros(len(pairs), np.float32)
+            for start, n in idx:
+                gate = np.minimum(0.0, (plain[start : start + n] @ ptmpl.T) - PLAIN_MIN)
+                sc = (emb[start : start + n] @ tmpl.T + gate).max(axis=0)
+                total += np.maximum(sc[: len(pairs)], sc[len(pairs) :]) / len(idx)
+            k = int(np.argmax(total))
+            out[(id(r), way, i)] = (int(self.labels[tids[k]]), float(total[k]))
+        return out
+
+
+@dataclass(eq=False)
+class _Row:
+    """One blob read as a row of cards along ``ua`` (working state of :meth:`Detector.detect`)."""
+
+    blob: int
+    origin: np.ndarray
+    ua: np.ndarray
+    uc: np.ndarray
+    along: float
+    length_px: int
+    last: int
+    bands: tuple[np.ndarray, np.ndarray]
+    backness: float
+    ambiguous: bool
+    scans: list[np.ndarray] = field(default_factory=list)
+    positions: list[int] = field(default_factory=list)
+    total: float = -np.inf
+    way: int = 0
