@@ -74,6 +74,10 @@ from engine.showdown import Pot, build_pots, kill_losing_hands, split_pot
 STREET_NAMES = ("third street", "fourth street", "fifth street", "sixth street", "seventh street")
 # (down, up) cards each live seat receives on each street (RRoP 8.0; 001 dealing order).
 STREET_DEAL = ((2, 1), (0, 1), (0, 1), (0, 1), (1, 0))
+# (down, up) a seat holds once each street is fully dealt.
+DUE = tuple(
+    (sum(d for d, _ in STREET_DEAL[: k + 1]), sum(u for _, u in STREET_DEAL[: k + 1])) for k in range(len(STREET_DEAL))
+)
 CARDS_IN_DECK = 52
 
 
@@ -90,6 +94,11 @@ ACCEPTS: dict[Phase, tuple[type[Event], ...]] = {
     Phase.BETTING: (PlayerAction, CardsShown),
     Phase.SHOWDOWN: (CardsShown, HandMucked),
     Phase.COMPLETE: (CardsShown,),
+}
+
+
+_HANDLERS: dict[type[Event], str] = {
+    cls: "_on_" + cls.type for accepted in ACCEPTS.values() for cls in accepted
 }
 
 
@@ -120,6 +129,8 @@ class SeatState:
     committed: int = 0  # everything put in this hand, antes included
     ante: int = 0
     absent: bool = False
+    n_down: int = 0  # counts of cards held, kept beside ``cards`` because dealing asks often
+    n_up: int = 0
 
     @property
     def live(self) -> bool:
@@ -281,6 +292,8 @@ class Hand:
         self.common: list[Card] = []
         self.recycled: set[Card] = set()  # back in the stub after a reshuffle (RRoP stud 15)
         self.stub = CARDS_IN_DECK  # cards left in the dealer's hand, unknown ones included
+        self.seen: set[Card] = set()  # identified cards out of the stub: on seats, burned, common
+        self._options_cache: tuple[int, Options] | None = None
         self.round: BettingRound | None = None
         self.last_round: BettingRound | None = None
         self.to_show: list[int] = []
@@ -366,11 +379,10 @@ class Hand:
 
     def needs(self, s: SeatState) -> tuple[int, int]:
         """(down, up) cards this seat still needs on the current street."""
-        if self.phase is not Phase.DEALING or not s.live or self.common_card_street():
+        if self.phase is not Phase.DEALING or not s.live or (self.common and self.street == 4):
             return (0, 0)
-        down_due = sum(d for d, _ in STREET_DEAL[: self.street + 1])
-        up_due = sum(u for _, u in STREET_DEAL[: self.street + 1])
-        return (max(0, down_due - len(s.down)), max(0, up_due - len(s.up)))
+        down_due, up_due = DUE[self.street]
+        return (max(0, down_due - s.n_down), max(0, up_due - s.n_up))
 
     def common_card_street(self) -> bool:
         return bool(self.common) and self.street == 4
@@ -416,12 +428,38 @@ class Hand:
                     slots.append(("card", s.seat, bool(up)))
         return slots
 
+    def next_deal(self) -> tuple[str, int | None, bool] | None:
+        """The first of ``expected_deal``, found without listing the rest."""
+        if self.phase is not Phase.DEALING:
+            return None
+        if self.street > 0 and not self.burned_this_street:
+            delivered = DUE[self.street - 1]
+            if not any(s.n_down + s.n_up > delivered[0] + delivered[1] for s in self.seats if s.live):
+                return ("burn", None, False)
+        if self.street == 0:
+            for s in self.seats:
+                if s.live and s.n_down < 1:
+                    return ("card", s.seat, False)
+            for s in self.seats:
+                if s.live and s.n_down < 2:
+                    return ("card", s.seat, False)
+        for s in self.seats:
+            down, up = self.needs(s)
+            if down or up:
+                return ("card", s.seat, bool(up) and not down)
+        return None
+
     def options(self) -> Options | None:
         """Every legal action for the player to act, with exact amounts."""
         if self.phase is not Phase.BETTING or not self.round or not self.round.to_act:
             return None
-        idx = self.round.to_act[0]
-        return self._options_for(idx)
+        # Asked once by the screen and once more by ``apply``: computed once per position in the log.
+        cached = self._options_cache
+        if cached is not None and cached[0] == len(self.events):
+            return cached[1]
+        opts = self._options_for(self.round.to_act[0])
+        self._options_cache = (len(self.events), opts)
+        return opts
 
     def up_cards_for_ranking(self, s: SeatState) -> list[Card]:
         return [c for c in s.up if c.known] + self.common
@@ -435,7 +473,7 @@ class Hand:
                 "engine.phase",
                 f"{getattr(event, 'type', type(event).__name__)} is not accepted while the hand is {self._phase_text()}",
             )
-        handler = getattr(self, "_on_" + event.type)
+        handler = getattr(self, _HANDLERS[type(event)])
         before = len(self.announcements)
         awards_before = len(self.awards)
         handler(event)
@@ -454,21 +492,20 @@ class Hand:
     # ------------------------------------------------------------- dealing
 
     def _seen_cards(self) -> set[Card]:
-        seen = {c for s in self.seats for c in s.all_cards if c.known}
-        seen.update(c for c in self.burns if c.known)
-        seen.update(self.common)
-        return seen - self.recycled
+        return set(self.seen)
 
     def _take_from_stub(self, c: Card) -> None:
         self.stub -= 1
         self.recycled.discard(c)
+        if c.known:
+            self.seen.add(c)
 
     def _check_new_card(self, c: Card, what: str) -> None:
         if self.stub <= 0:
             raise IllegalAction(
                 "RRoP stud 15", "no cards are left in the deck; reshuffle the burn cards first"
             )
-        if c.known and c in self._seen_cards():
+        if c.known and c in self.seen:
             # RRoP 3.4: two cards of the same rank and suit; the irregularity layer rules on it.
             raise IllegalAction(
                 "RRoP 3.4 duplicate card", f"the {c.name} ({c}) was already dealt in this hand ({what})"
@@ -500,6 +537,10 @@ class Hand:
         self._check_new_card(e.card, f"dealt to seat {e.seat}")
         self._take_from_stub(e.card)
         s.cards.append((e.card, e.face_up))
+        if e.face_up:
+            s.n_up += 1
+        else:
+            s.n_down += 1
         self._after_card()
 
     def _on_card_burned(self, e: CardBurned) -> None:
@@ -559,6 +600,7 @@ class Hand:
         back = [c for c in back if c not in self.recycled or not c.known]
         self.stub += len(back)
         self.recycled |= {c for c in back if c.known}
+        self.seen -= self.recycled
         self.burned_this_street = False  # RRoP stud 15: the dealer burns again (if cards allow)
         self.announcements.append(
             Announcement(
@@ -567,8 +609,13 @@ class Hand:
         )
 
     def _after_card(self) -> None:
-        if any(self.needs(s) != (0, 0) for s in self.live_seats):
+        if self.common and self.street == 4:
+            self._begin_betting()
             return
+        down_due, up_due = DUE[self.street]
+        for s in self.seats:
+            if not s.folded and not s.mucked and (s.n_down < down_due or s.n_up < up_due):
+                return
         self._begin_betting()
 
     # ------------------------------------------------------------- betting
@@ -803,13 +850,14 @@ class Hand:
         s = self.seat(e.seat)
         if not rnd.to_act:
             raise IllegalAction("engine.turn", "no player is due to act")
-        idx = self._index[e.seat]
+        idx = self._index.get(e.seat, -1)
         if rnd.to_act[0] != idx:
             # RRoP 3.5: acting out of turn; the irregularity layer decides whether it binds.
             raise IllegalAction(
                 "RRoP 3.5 out of turn", f"seat {e.seat} acted out of turn; seat {self.to_act} is to act"
             )
-        opts = self._options_for(idx)
+        opts = self.options()
+        assert opts is not None
         chosen = self._match_option(opts, e)
         if chosen.action == "fold":
             s.folded = True
@@ -1038,6 +1086,7 @@ class Hand:
             raise IllegalAction("RRoP 3.4 duplicate card", "the same card is shown twice")
         for k, new in zip(down_positions, shown, strict=True):
             s.cards[k] = (new, False)
+            self.seen.add(new)
         s.shown = True
         if self.phase is Phase.SHOWDOWN:
             idx = self._index[e.seat]

@@ -51,19 +51,23 @@ class SimulatedDealer:
         """The next thing that happens at the table, or None when the hand is over."""
         hand = self.hand
         if hand.phase is Phase.DEALING:
-            slots = hand.expected_deal()
-            waiting = sum(1 for kind, _, _ in slots if kind == "card")
-            if hand.street == 4 and hand.stub_size() < waiting:
-                if hand.reshuffle_pool() < waiting:
-                    return CommonCardDealt(self.deck.pop()) if self.deck else CommonCardDealt(self._recycle())
-                if not self.deck:
-                    return DeckReshuffled()
-            kind, seat, face_up = slots[0]
+            slot = hand.next_deal()
+            assert slot is not None
+            if hand.street == 4:
+                waiting = sum(1 for s in hand.live_seats if hand.needs(s) != (0, 0))
+                if hand.stub_size() < waiting:
+                    if hand.reshuffle_pool() < waiting:
+                        return CommonCardDealt(self.deck.pop())
+                    if not self.deck:
+                        return DeckReshuffled()
+            else:
+                waiting = 0
+            kind, seat, face_up = slot
             if kind == "burn":
                 # RRoP stud 15: no burn when there are not enough cards for everyone.
                 if self.burns and len(self.deck) > waiting:
                     return CardBurned(self.deck.pop())
-                kind, seat, face_up = slots[1]
+                kind, seat, face_up = hand.expected_deal()[1]
             assert seat is not None
             return CardDealt(seat, self.deck.pop(), face_up)
         if hand.phase is Phase.BETTING:
@@ -78,9 +82,6 @@ class SimulatedDealer:
             assert seat is not None
             return CardsShown(seat, tuple(hand.seat(seat).down))
         return None
-
-    def _recycle(self) -> Card:
-        raise RuntimeError("the deck is empty")
 
     def apply(self, event: Event) -> Outputs:
         if isinstance(event, DeckReshuffled):
