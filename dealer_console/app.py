@@ -1,0 +1,136 @@
+"""Starting the console and the monitor for real: config, credentials, the MQTT edge, the windows.
+
+Config file (TOML or JSON; a whole-table file may nest this under ``[console]``
+or ``[monitor]``)::
+
+    table = "t1"
+    broker = "127.0.0.1:1883"
+    broker_dir = "/etc/studtable/broker"   # credentials.json from `studtable broker config`
+    user = "..."                           # or explicit credentials
+    password = "..."
+    device = "console-1"                   # this screen's device id on the bus
+    engine_device = "engine"
+    history_db = "/var/lib/studtable/t1.sqlite"
+    decks_dir = "~/.local/share/studtable/decks"
+    shoe_port = "/dev/ttyUSB0"             # for deck enrollment
+    deck_art = "anglo"                     # Aisleriot deck drawn on screen
+
+Command-line options override the file.
+"""
+
+from __future__ import annotations
+
+import json
+import tomllib
+from dataclasses import dataclass, fields
+from pathlib import Path
+from typing import Any
+
+from engine.wire import Role
+
+
+@dataclass
+class AppConfig:
+    table: str = "t1"
+    broker: str = "127.0.0.1:1883"
+    broker_dir: str = ""
+    user: str = ""
+    password: str = ""
+    device: str = ""
+    engine_device: str = "engine"
+    history_db: str = ""
+    decks_dir: str = ""
+    shoe_port: str = ""
+    shoe_baud: int = 115200
+    deck_art: str = "anglo"
+    fullscreen: bool = False
+
+    @classmethod
+    def load(cls, path: Path | None, section: str) -> AppConfig:
+        if path is None:
+            return cls()
+        try:
+            text = path.read_text("utf-8")
+        except FileNotFoundError:
+            raise ValueError(f"config file {path} does not exist") from None
+        try:
+            data: dict[str, Any] = tomllib.loads(text) if path.suffix == ".toml" else json.loads(text)
+        except (tomllib.TOMLDecodeError, json.JSONDecodeError) as exc:
+            raise ValueError(f"config file {path} does not parse: {exc}") from None
+        if isinstance(data.get(section), dict):
+            data = {k: v for k, v in data.items() if not isinstance(v, dict)} | data[section]
+        known = {f.name for f in fields(cls)}
+        data = {k: v for k, v in data.items() if not isinstance(v, dict)}
+        unknown = sorted(set(data) - known)
+        if unknown:
+            raise ValueError(f"config file {path}: unknown setting(s) {', '.join(unknown)}; "
+                             f"known: {', '.join(sorted(known))}")
+        return cls(**data)
+
+    def override(self, **values: Any) -> AppConfig:
+        for k, v in values.items():
+            if v is not None:
+                setattr(self, k, v)
+        return self
+
+    def host_port(self) -> tuple[str, int]:
+        host, _, port = self.broker.rpartition(":")
+        if not host or not port.isdigit():
+            raise ValueError(f"broker {self.broker!r} must be HOST:PORT, e.g. 127.0.0.1:1883")
+        return host, int(port)
+
+    def login(self, role: Role) -> tuple[str, str]:
+        if self.user:
+            return self.user, self.password
+        if self.broker_dir:
+            from engine.broker.config import load_files
+
+            return load_files(self.broker_dir).login(role)
+        raise ValueError(f"no broker login for the {role} role: set user and password, or broker_dir "
+                         "(the directory `studtable broker config --out DIR` wrote)")
+
+
+def run(role: Role, cfg: AppConfig) -> int:
+    """Open the window for ``role`` and run until it is closed."""
+    import sys
+
+    from PySide6.QtWidgets import QApplication
+
+    from dealer_console.cards import CardImages
+    from dealer_console.edge import Commands, MqttEdge
+    from dealer_console.model import TableModel
+
+    host, port = cfg.host_port()
+    user, password = cfg.login(role)
+    app = QApplication.instance() or QApplication(sys.argv[:1])
+    device = cfg.device or str(role)
+    edge = MqttEdge(host=host, port=port, username=user, password=password, table=cfg.table, role=role,
+                    device=device)
+    model = TableModel(engine_device=cfg.engine_device, self_device=device)
+    edge.received.connect(model.apply_message)
+    edge.connectionChanged.connect(model.set_broker)
+    images = CardImages(cfg.deck_art or None)
+    window: Any
+    if role is Role.MONITOR:
+        from dealer_console.monitor import MonitorWindow
+
+        window = MonitorWindow(model, images=images)
+    else:
+        from dealer_console.console import ConsoleWindow
+        from dealer_console.enroll import ShoeTagSource
+        from dealer_console.history import StoreHistory
+
+        history = StoreHistory(Path(cfg.history_db).expanduser(), cfg.table) if cfg.history_db else None
+        source = (lambda: ShoeTagSource(cfg.shoe_port, cfg.shoe_baud)) if cfg.shoe_port else None
+        window = ConsoleWindow(model, Commands(edge), images=images, history=history, tag_source=source,
+                               decks_dir=str(Path(cfg.decks_dir).expanduser()) if cfg.decks_dir else None)
+    edge.start()
+    if cfg.fullscreen or role is Role.MONITOR:
+        window.showFullScreen()
+    else:
+        window.resize(1280, 800)
+        window.show()
+    try:
+        return int(app.exec())
+    finally:
+        edge.stop()

@@ -1,0 +1,118 @@
+"""``studtable console screenshots``: both applications, offscreen, in the states that matter.
+
+Rendered from the scripted hand's recorded states (``scripted``), through the
+same models and windows as at a real table, so the pictures in the docs are
+what a dealer and the players actually see: a third-street bring-in, an open
+irregularity prompt, a showdown; the history browser, the engine-down banner
+and the enrollment wizard too.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+from pathlib import Path
+from typing import Any
+
+from engine.wire import AVAILABILITY_OFFLINE, Channel, Message
+
+
+def _states(path: Path | None) -> list[tuple[str, set[str], dict[str, Any]]]:
+    if path is None:
+        from dealer_console.scripted import scripted_hand
+
+        return [(s.label, s.tags, s.state) for s in scripted_hand()]
+    out = []
+    for line in path.read_text("utf-8").splitlines():
+        if line.strip():
+            rec = json.loads(line)
+            out.append((rec["label"], set(rec.get("tags", [])), rec["state"]))
+    return out
+
+
+def render(out_dir: Path, states_file: Path | None = None) -> list[Path]:
+    """Write the PNGs; returns their paths."""
+    os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")
+    from PySide6.QtWidgets import QApplication
+
+    from dealer_console.cards import CardImages
+    from dealer_console.console import ConsoleWindow
+    from dealer_console.edge import Commands, MemorySink
+    from dealer_console.enroll import EnrollWizard
+    from dealer_console.history import MemoryHistory
+    from dealer_console.model import TableModel
+    from dealer_console.monitor import MonitorWindow
+    from dealer_console.scripted import exposed_card_prompt, hand_events
+
+    app = QApplication.instance() or QApplication([])
+    out_dir.mkdir(parents=True, exist_ok=True)
+    states = _states(states_file)
+    bring_in = next(s for _, tags, s in states if "bring_in" in tags)
+    prompt_state = exposed_card_prompt(next(s for label, _, s in states if label == "seat 3 complete"))
+    fourth = next(s for label, _, s in states if label == "seat 5 call" and s["street"] == "fourth street")
+    showdown = next(s for _, tags, s in states if "complete" in tags)
+    images = CardImages()
+    written: list[Path] = []
+
+    def console(state: dict[str, Any], name: str, engine_up: bool = True, page: int = 0) -> None:
+        model = TableModel()
+        model.set_broker(True)
+        model.health.availability("engine", True)
+        model.set_state(state)
+        if not engine_up:
+            model.apply_message(Message("t1", Channel.AVAIL, AVAILABILITY_OFFLINE, "engine", None, None, {}))
+        w = ConsoleWindow(model, Commands(MemorySink()), images=images,
+                          history=MemoryHistory({"1": hand_events()}, {"1": "Hand 1 · stud 5-10 · Eli wins 133"}))
+        w.resize(1280, 800)
+        w.show_page(page)
+        if page == 1:
+            w.history.step_list.setCurrentRow(38)
+        w.show()
+        app.processEvents()
+        path = out_dir / f"{name}.png"
+        w.grab().save(str(path))
+        written.append(path)
+        w.close()
+        w.deleteLater()
+
+    def monitor(state: dict[str, Any], name: str) -> None:
+        model = TableModel()
+        model.set_broker(True)
+        model.health.availability("engine", True)
+        model.set_state(state)
+        w = MonitorWindow(model, images=images)
+        w.resize(1920, 1080)
+        w.show()
+        app.processEvents()
+        path = out_dir / f"{name}.png"
+        w.grab().save(str(path))
+        written.append(path)
+        w.close()
+        w.deleteLater()
+
+    console(bring_in, "console-bring-in")
+    console(prompt_state, "console-prompt")
+    console(showdown, "console-showdown")
+    console(fourth, "console-engine-down", engine_up=False)
+    console(showdown, "console-history", page=1)
+    monitor(bring_in, "monitor-bring-in")
+    monitor(fourth, "monitor-fourth-street")
+    monitor(showdown, "monitor-showdown")
+
+    wizard = EnrollWizard(images)
+    wizard.setStyleSheet("background: #101416; color: #e8ece9;")
+    wizard.resize(1000, 560)
+    wizard.name.setText("red-1")
+    wizard.registry.directory = out_dir / ".no-decks"
+    wizard.start()
+    for i in range(17):
+        wizard.on_tag(bytes([4, 0xA2, 0x10, i]))
+    wizard.on_tag(bytes([4, 0xA2, 0x10, 3]))  # a tag read twice: the wizard says so
+    wizard.show()
+    app.processEvents()
+    path = out_dir / "console-deck-enrollment.png"
+    wizard.grab().save(str(path))
+    written.append(path)
+    wizard.close()
+    app.processEvents()
+    return written
