@@ -1,9 +1,233 @@
-"""The vision subcommands of ``studtable``."""
+"""The vision subcommands of ``studtable``: enroll, detect, calibrate, run, render.
+
+These are the edges: they read and write files and open cameras, then call the
+pure core (:mod:`vision.deck`, :mod:`vision.detect`, :mod:`vision.calibration`,
+:mod:`vision.tracking`).  Errors are printed for a dealer or technician, not as
+tracebacks, and the exit status is non-zero.
+
+CLI contract (relied on by other tools; keep it exact):
+
+* ``studtable vision enroll --faces DIR --out DECKFILE``
+* ``studtable vision detect --deck DECKFILE IMAGE`` prints exactly one JSON
+  object ``{"cards": [{"card", "face_up", "center", "corners"}]}``.
+"""
 
 from __future__ import annotations
 
+import argparse
+import json
+import sys
+from pathlib import Path
 from typing import Any
 
 
 def register(sub: Any) -> None:
-    """Add this package's subcommands to the ``studtable`` parser."""
+    """Add ``studtable vision ...`` to the ``studtable`` parser."""
+    vision = sub.add_parser("vision", help="overhead cameras: deck enrollment, calibration, card detection")
+    vsub = vision.add_subparsers(dest="vision_command", metavar="SUBCOMMAND")
+    vsub.required = True
+
+    p = vsub.add_parser("enroll", help="learn a deck from its 52 flat face images (+ optional back.png)")
+    p.add_argument("--faces", type=Path, help="directory of As.png, Td.png, 9c.png, ... and optionally back.png")
+    p.add_argument("--camera", help="enroll live instead: camera index or stream URL; show each card in turn")
+    p.add_argument("--calibration", type=Path, help="calibration file (needed with --camera)")
+    p.add_argument("--out", type=Path, required=True, help="deck file to write")
+    p.add_argument("--name", default=None, help="deck name stored in the file (default: the directory name)")
+    p.set_defaults(handler=_enroll)
+
+    p = vsub.add_parser("detect", help="find and read the cards in one image; prints one JSON object")
+    p.add_argument("--deck", type=Path, required=True, help="deck file from 'vision enroll'")
+    p.add_argument("--calibration", type=Path, default=None,
+                   help="calibration file (default: find the layout's ArUco markers in the image itself)")
+    p.add_argument("image", type=Path)
+    p.set_defaults(handler=_detect)
+
+    p = vsub.add_parser("calibrate", help="find the layout's ArUco markers; write the calibration and a preview")
+    src = p.add_mutually_exclusive_group(required=True)
+    src.add_argument("--image", type=Path, help="a picture from the mounted camera")
+    src.add_argument("--camera", help="camera index, video file or stream URL (one frame is taken)")
+    p.add_argument("--seats", type=int, default=8, help="seats on the printed layout (2-8; default 8)")
+    p.add_argument("--card-width-mm", type=float, default=63.0, help="width of the cards in use (poker: 63)")
+    p.add_argument("--out", type=Path, required=True, help="calibration file to write (JSON)")
+    p.add_argument("--preview", type=Path, default=None, help="PNG with the zones drawn (default: next to --out)")
+    p.set_defaults(handler=_calibrate)
+
+    p = vsub.add_parser("run", help="the vision service: read a camera, publish observations")
+    p.add_argument("--camera", required=True, help="camera index (0), video file, or stream URL")
+    p.add_argument("--calibration", type=Path, required=True)
+    p.add_argument("--deck", type=Path, required=True)
+    p.add_argument("--table", default="t1", help="table id on the bus (default t1)")
+    p.add_argument("--device", default="cam1", help="this camera's device id on the bus (default cam1)")
+    p.add_argument("--session", type=int, default=1, help="restart counter for the wire contract (default 1)")
+    p.add_argument("--stable-frames", type=int, default=5, help="frames a change must hold before it is reported")
+    p.add_argument("--max-frames", type=int, default=None, help="stop after this many frames")
+    p.set_defaults(handler=_run)
+
+    p = vsub.add_parser("render", help="render a test scene from an Aisleriot deck (image + ground truth JSON)")
+    p.add_argument("--deck-art", default="anglo", help="Aisleriot deck name (default anglo)")
+    p.add_argument("--seed", type=int, default=1)
+    p.add_argument("--seats", type=int, default=None)
+    p.add_argument("--out", type=Path, required=True, help="image to write (.png or .jpg)")
+    p.add_argument("--faces-out", type=Path, default=None, help="also copy the deck's flat faces here (for enroll)")
+    p.set_defaults(handler=_render)
+
+
+def _fail(msg: str) -> int:
+    print(f"error: {msg}", file=sys.stderr)
+    return 1
+
+
+def _enroll(args: argparse.Namespace) -> int:
+    from vision.deck import EnrollmentError, enroll, read_face_dir, save
+
+    if args.faces is None and args.camera is None:
+        return _fail("give --faces DIR (52 flat face images) or --camera SOURCE (live enrollment)")
+    try:
+        if args.camera is not None:
+            from vision.enroll_live import enroll_from_camera
+
+            if args.calibration is None:
+                return _fail("live enrollment needs --calibration (the camera must know where the card lies)")
+            faces, back = enroll_from_camera(args.camera, args.calibration)
+            name = args.name or "live"
+        else:
+            faces, back = read_face_dir(args.faces)
+            name = args.name or args.faces.resolve().name
+        model = enroll(faces, back, name)
+        args.out.parent.mkdir(parents=True, exist_ok=True)
+        save(model, args.out)
+    except (EnrollmentError, OSError) as exc:
+        return _fail(str(exc))
+    print(f"deck {name!r} enrolled: 52 faces{' and the back' if back is not None else ' (no back.png: face-down cards are told by not matching any face)'} -> {args.out}")
+    return 0
+
+
+def _load_image(path: Path) -> Any:
+    import cv2
+
+    if not path.is_file():
+        raise OSError(f"image {path} does not exist")
+    img = cv2.imread(str(path), cv2.IMREAD_COLOR)
+    if img is None:
+        raise OSError(f"{path} is not an image OpenCV can read (PNG, JPEG, ...)")
+    return img
+
+
+def _detect(args: argparse.Namespace) -> int:
+    from vision.calibration import Calibration, CalibrationError, calibrate
+    from vision.deck import EnrollmentError, load
+    from vision.detect import Detector
+    from vision.layout import default_layout
+
+    try:
+        model = load(args.deck)
+        img = _load_image(args.image)
+        if args.calibration is not None:
+            calib = Calibration.from_dict(json.loads(args.calibration.read_text()))
+        else:
+            # The printed layout's markers are the same for any number of seats.
+            calib = calibrate(img, default_layout(8))
+        dets = Detector(model, calib).detect(img)
+    except (EnrollmentError, CalibrationError, OSError, ValueError) as exc:
+        return _fail(str(exc))
+    cards = [d.to_json() for d in dets if not d.half_turned]
+    print(json.dumps({"cards": cards}))
+    return 0
+
+
+def _calibrate(args: argparse.Namespace) -> int:
+    import cv2
+
+    from vision.calibration import CalibrationError, calibrate, draw_preview
+    from vision.layout import default_layout
+
+    try:
+        if args.image is not None:
+            img = _load_image(args.image)
+        else:
+            from vision.service import open_capture
+
+            cap = open_capture(args.camera)
+            ok, img = cap.read()
+            cap.release()
+            if not ok:
+                raise OSError(f"video source {args.camera!r} opened but gave no frame")
+        layout = default_layout(args.seats)
+        if args.card_width_mm != layout.card_width_mm:
+            from dataclasses import replace
+
+            layout = replace(layout, card_width_mm=args.card_width_mm)
+        calib = calibrate(img, layout)
+    except (CalibrationError, OSError, ValueError) as exc:
+        return _fail(str(exc))
+    args.out.parent.mkdir(parents=True, exist_ok=True)
+    args.out.write_text(calib.dumps())
+    preview = args.preview or args.out.with_suffix(".preview.png")
+    cv2.imwrite(str(preview), draw_preview(img, calib))
+    print(
+        f"calibrated from markers {list(calib.markers_seen)} (fit error {calib.reprojection_mm:.2f} mm) -> {args.out}; "
+        f"preview {preview}"
+    )
+    return 0
+
+
+def _run(args: argparse.Namespace) -> int:
+    import logging
+
+    from engine import wire
+    from vision.calibration import Calibration, CalibrationError
+    from vision.deck import EnrollmentError, load
+    from vision.detect import Detector
+    from vision.service import VisionCore, run_capture
+    from vision.tracking import Tracker
+
+    logging.basicConfig(level=logging.INFO, format="%(asctime)s %(levelname)s %(message)s", stream=sys.stderr)
+    try:
+        model = load(args.deck)
+        calib = Calibration.from_dict(json.loads(args.calibration.read_text()))
+    except (EnrollmentError, CalibrationError, OSError, ValueError) as exc:
+        return _fail(str(exc))
+
+    def publish(msg: wire.Message) -> None:
+        # Until the MQTT client (engine/bus.py) is committed, print what would be published.
+        print(json.dumps({"topic": msg.topic, "payload": wire.encode(msg).decode()}), flush=True)
+
+    core = VisionCore(Detector(model, calib), Tracker(calib.layout, args.stable_frames), publish,
+                      args.table, args.device, args.session)
+    try:
+        n = run_capture(args.camera, core, max_frames=args.max_frames)
+    except (OSError, ValueError) as exc:
+        return _fail(str(exc))
+    fps = core.last.fps if core.last else 0.0
+    print(f"processed {n} frames at {fps:.1f} frames/s", file=sys.stderr)
+    return 0
+
+
+def _render(args: argparse.Namespace) -> int:
+    import shutil
+
+    import cv2
+
+    from vision.deckart import DeckArtError, face_dir
+    from vision.scene import FaceSet, render_scene
+
+    try:
+        d = face_dir(args.deck_art)
+    except DeckArtError as exc:
+        return _fail(str(exc))
+    scene = render_scene(FaceSet.load(d), args.seed, seats=args.seats)
+    cv2.imwrite(str(args.out), scene.image)
+    truth = {
+        "seats": {str(k): v for k, v in scene.seats().items()},
+        "cards": [
+            {"card": c.code, "face_up": c.face_up, "role": c.role, "seat": c.seat,
+             "center": [round(float(v), 1) for v in c.center],
+             "corners": [[round(float(x), 1), round(float(y), 1)] for x, y in c.corners]}
+            for c in scene.cards if c.in_view
+        ],
+    }
+    args.out.with_suffix(".truth.json").write_text(json.dumps(truth, indent=1))
+    if args.faces_out is not None:
+        shutil.copytree(d, args.faces_out, dirs_exist_ok=True)
+    print(f"{args.out} ({len(truth['cards'])} cards), truth {args.out.with_suffix('.truth.json')}")
+    return 0

@@ -89,34 +89,15 @@ class Detection:
         }
 
 
-class Detector:
-    """Detector for one deck seen through one calibrated camera.
+class FeltSegmenter:
+    """Step 1 on its own: what on the table is not felt or rail (used by live enrollment too)."""
 
-    Construction precomputes everything that depends only on the calibration
-    (region masks, sample points); :meth:`detect` is then one frame in,
-    detections out.
-    """
-
-    def __init__(self, deck: DeckModel, calib: Calibration, face_floor: float = 0.45) -> None:
-        self.deck = deck
+    def __init__(self, calib: Calibration) -> None:
         self.calib = calib
-        self.face_floor = face_floor
-        self.w_mm = calib.layout.card_width_mm
-        self.h_mm = self.w_mm * deck.aspect
-        self.scale = CARD_W / self.w_mm  # template px per mm
-        self.card_h = deck.card_h
         self.t2i = calib.table_to_image
         w, h = calib.image_size
         self.small_size = (w // 2, h // 2)
         self._build_masks()
-        # Coarse templates (half resolution) for the scan.
-        cs = (STRIP_W // SCAN, STRIP_H // SCAN)
-        small = np.stack([cv2.resize(im, cs, interpolation=cv2.INTER_AREA) for im in deck.images])
-        self.c_mean = cv2.resize(deck.mean, cs, interpolation=cv2.INTER_AREA)
-        self.c_weight = cv2.resize(deck.weight, cs, interpolation=cv2.INTER_AREA)[:, :, None]
-        self.coarse = embed(small, self.c_mean, self.c_weight).T.copy()  # (D, N)
-        self.labels = deck.labels
-        self.is_face = deck.labels != BACK
 
     # -- precomputation --------------------------------------------------------------------
     def _build_masks(self) -> None:
@@ -176,24 +157,66 @@ class Detector:
         fg = cv2.bitwise_and(cv2.bitwise_not(bg), cv2.bitwise_or(self.felt_mask, self.rail_mask))
         return cv2.morphologyEx(fg, cv2.MORPH_OPEN, np.ones((3, 3), np.uint8))
 
-    # -- steps 2-4 -------------------------------------------------------------------------
-    def detect(self, frame: np.ndarray) -> list[Detection]:
-        """All cards in one frame (see the module docstring for how)."""
-        fg = self.foreground(frame)
-        contours, _ = cv2.findContours(fg, cv2.RETR_EXTERNAL, cv2.CHAIN_APPROX_SIMPLE)
-        out: list[Detection] = []
-        rows: list[_Row] = []
-        card_area = self.w_mm * self.h_mm
-        for blob_id, cnt in enumerate(contours):
+    def blobs(self, frame: np.ndarray) -> list[np.ndarray]:
+        """Outer contours of the foreground, as table-mm point arrays (N, 2) float32."""
+        contours, _ = cv2.findContours(self.foreground(frame), cv2.RETR_EXTERNAL, cv2.CHAIN_APPROX_SIMPLE)
+        out = []
+        for cnt in contours:
             if cv2.contourArea(cnt) < 60:
                 continue
             pts = cnt.reshape(-1, 2).astype(np.float64) * 2 + 0.5
-            tab = self.calib.to_table(pts).astype(np.float32)
+            out.append(self.calib.to_table(pts).astype(np.float32))
+        return out
+
+
+class Detector:
+    """Detector for one deck seen through one calibrated camera.
+
+    Construction precomputes everything that depends only on the calibration
+    (region masks, sample points); :meth:`detect` is then one frame in,
+    detections out.
+    """
+
+    def __init__(self, deck: DeckModel, calib: Calibration, face_floor: float = 0.45) -> None:
+        self.deck = deck
+        self.calib = calib
+        self.face_floor = face_floor
+        self.w_mm = calib.layout.card_width_mm
+        self.h_mm = self.w_mm * deck.aspect
+        self.scale = CARD_W / self.w_mm  # template px per mm
+        self.card_h = deck.card_h
+        self.t2i = calib.table_to_image
+        self.segmenter = FeltSegmenter(calib)
+        # Coarse templates (half resolution) for the scan.
+        cs = (STRIP_W // SCAN, STRIP_H // SCAN)
+        small = np.stack([cv2.resize(im, cs, interpolation=cv2.INTER_AREA) for im in deck.images])
+        self.c_mean = cv2.resize(deck.mean, cs, interpolation=cv2.INTER_AREA)
+        self.c_weight = cv2.resize(deck.weight, cs, interpolation=cv2.INTER_AREA)[:, :, None]
+        self.coarse = embed(small, self.c_mean, self.c_weight).T.copy()  # (D, N)
+        self.labels = deck.labels
+        self.is_face = deck.labels != BACK
+        #: Table-space outlines of the last frame's big blobs that are not cards (hands, arms):
+        #: the tracker holds a seat still while something covers it.
+        self.occluders: list[np.ndarray] = []
+
+    def foreground(self, frame: np.ndarray) -> np.ndarray:
+        return self.segmenter.foreground(frame)
+
+    # -- steps 2-4 -------------------------------------------------------------------------
+    def detect(self, frame: np.ndarray) -> list[Detection]:
+        """All cards in one frame (see the module docstring for how)."""
+        out: list[Detection] = []
+        rows: list[_Row] = []
+        card_area = self.w_mm * self.h_mm
+        self.occluders: list[np.ndarray] = []
+        for blob_id, tab in enumerate(self.segmenter.blobs(frame)):
             area = cv2.contourArea(tab)
             if area < 0.2 * card_area:
                 continue
             (cx, cy), (rw, rh), ang = cv2.minAreaRect(tab)
             if area / max(rw * rh, 1e-6) < 0.7:  # not a union of parallel cards: a hand, chips, a mess
+                if area > 0.5 * card_area:
+                    self.occluders.append(tab.reshape(-1, 2))
                 continue
             e1 = np.array([math.cos(math.radians(ang)), math.sin(math.radians(ang))])
             e2 = np.array([-e1[1], e1[0]])
@@ -203,6 +226,8 @@ class Detector:
                 for along, across, ua, uc in ((rw, rh, e1, e2), (rh, rw, e2, e1))
                 if abs(across - self.h_mm) <= 0.16 * self.h_mm and 0.2 * self.w_mm <= along <= 4.9 * self.w_mm
             ]
+            if not options and area > 0.5 * card_area:
+                self.occluders.append(tab.reshape(-1, 2))
             for along, ua, uc in options:
                 if along < 0.72 * self.w_mm:  # narrower than a card lying flat: lifted on its edge
                     if len(options) == 1:

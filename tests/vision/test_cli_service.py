@@ -1,0 +1,166 @@
+"""The CLI contract (enroll, detect, calibrate), the vision service edge, live enrollment."""
+
+from __future__ import annotations
+
+import json
+import shutil
+from pathlib import Path
+
+import cv2
+import numpy as np
+import pytest
+
+from engine import wire
+from engine.cli import main
+from vision.calibration import Calibration, calibrate
+from vision.deck import enroll, load, read_face_dir
+from vision.detect import Detector
+from vision.enroll_live import LiveEnroller
+from vision.scene import FaceSet, _bgra, _paste, render_scene
+from vision.service import VisionCore, run_capture
+from vision.tracking import Tracker
+
+
+@pytest.fixture(scope="module")
+def tigullio_deck(faces_dir, tmp_path_factory) -> Path:
+    out = tmp_path_factory.mktemp("deck") / "tigullio.deck"
+    assert main(["vision", "enroll", "--faces", str(faces_dir("tigullio")), "--out", str(out)]) == 0
+    return out
+
+
+def test_enroll_then_detect_prints_one_json_object(faces_dir, tigullio_deck, tmp_path, capsys) -> None:
+    scene = render_scene(FaceSet.load(faces_dir("tigullio")), 31, seats=5, street=4, all_active=True,
+                         off_felt=False, half_turned=False)
+    img = tmp_path / "table.jpg"
+    cv2.imwrite(str(img), scene.image)
+    capsys.readouterr()
+    assert main(["vision", "detect", "--deck", str(tigullio_deck), str(img)]) == 0
+    out = capsys.readouterr().out
+    assert out.count("\n") == 1
+    doc = json.loads(out)
+    assert list(doc) == ["cards"]
+    for c in doc["cards"]:
+        assert list(c) == ["card", "face_up", "center", "corners"]
+        assert len(c["center"]) == 2 and len(c["corners"]) == 4 and all(len(p) == 2 for p in c["corners"])
+        assert c["face_up"] or c["card"] is None
+    truth = [t for t in scene.cards if t.in_view]
+    assert len(doc["cards"]) == len(truth)
+    ups = {t.code: t.center for t in truth if t.face_up}
+    read = {c["card"]: np.array(c["center"]) for c in doc["cards"] if c["face_up"]}
+    assert sum(1 for k in ups if k in read and np.linalg.norm(read[k] - ups[k]) < 15) >= len(ups) - 1
+    assert sum(1 for c in doc["cards"] if not c["face_up"]) == sum(1 for t in truth if not t.face_up)
+
+
+def test_enroll_names_the_missing_face(faces_dir, tmp_path, capsys) -> None:
+    d = tmp_path / "faces"
+    shutil.copytree(faces_dir("anglo"), d)
+    (d / "Qs.png").unlink()
+    (d / "7h.png").write_bytes(b"not a png")
+    assert main(["vision", "enroll", "--faces", str(d), "--out", str(tmp_path / "x.deck")]) == 1
+    err = capsys.readouterr().err
+    assert "missing Qs.png" in err and "7h.png" in err
+    assert not (tmp_path / "x.deck").exists()
+
+
+def test_detect_errors_are_plain(tmp_path, tigullio_deck, capsys) -> None:
+    assert main(["vision", "detect", "--deck", str(tmp_path / "nope.deck"), str(tmp_path / "x.png")]) == 1
+    assert "does not exist" in capsys.readouterr().err
+    blank = tmp_path / "blank.png"
+    cv2.imwrite(str(blank), np.full((200, 300, 3), 80, np.uint8))
+    assert main(["vision", "detect", "--deck", str(tigullio_deck), str(blank)]) == 1
+    assert "ArUco markers" in capsys.readouterr().err
+
+
+def test_calibrate_writes_zones_and_preview(faces_dir, tmp_path) -> None:
+    scene = render_scene(FaceSet.load(faces_dir("anglo")), 41, seats=6)
+    img = tmp_path / "cam.png"
+    cv2.imwrite(str(img), scene.image)
+    out = tmp_path / "cal.json"
+    assert main(["vision", "calibrate", "--image", str(img), "--seats", "6", "--out", str(out)]) == 0
+    cal = Calibration.from_dict(json.loads(out.read_text()))
+    assert sorted(cal.layout.seats) == [1, 2, 3, 4, 5, 6] and len(cal.layout.dealer) == 4
+    preview = cv2.imread(str(out.with_suffix(".preview.png")))
+    assert preview.shape == scene.image.shape and np.abs(preview.astype(int) - scene.image.astype(int)).sum() > 0
+    # Every seated card is assigned to its own seat.
+    for c in scene.cards:
+        if c.role in ("up", "down") and c.in_view:
+            centre = cal.to_table(c.center[None])[0]
+            assert cal.layout.seat_at((centre[0], centre[1])) == c.seat
+
+
+def test_service_publishes_numbered_observations_from_a_video(faces_dir, tmp_path) -> None:
+    d = faces_dir("anglo")
+    faces, back = read_face_dir(d)
+    scene = render_scene(FaceSet.load(d), 51, seats=3, street=3, all_active=True, close_up=False)
+    video = tmp_path / "table.avi"
+    h, w = scene.image.shape[:2]
+    vw = cv2.VideoWriter(str(video), cv2.VideoWriter_fourcc(*"MJPG"), 30, (w, h))
+    if not vw.isOpened():
+        pytest.skip("this OpenCV build cannot write MJPG video")
+    for _ in range(8):
+        vw.write(scene.image)
+    vw.release()
+    sent: list[wire.Message] = []
+    core = VisionCore(Detector(enroll(faces, back), calibrate(scene.image, scene.layout)),
+                      Tracker(scene.layout, 3), sent.append, "t1", "cam1", session=4, heartbeat_frames=100)
+    ticks = iter(np.arange(100) / 30)
+    assert run_capture(str(video), core, clock=lambda: float(next(ticks))) == 8
+    kinds = [(m.channel, m.kind) for m in sent]
+    assert kinds[0] == (wire.Channel.AVAIL, "online")
+    assert kinds[-1] == (wire.Channel.AVAIL, "offline")
+    obs = [m for m in sent if m.channel is wire.Channel.VISION]
+    assert [m.seq for m in obs] == sorted({m.seq for m in obs}) and all(m.session == 4 for m in obs)
+    last = wire.decode(obs[-1].topic, wire.encode(obs[-1]))
+    truth = {str(n): {"up": v["up"], "down": v["down"]} for n, v in scene.seats().items()}
+    assert last.body["seats"] == truth
+    assert last.body["fps"] == pytest.approx(30, rel=0.05)
+    assert core.birth_fields()["last_seq"] == obs[-1].seq
+
+
+def test_live_enrollment_learns_a_deck_that_reads_tables(faces_dir) -> None:
+    """The dealer lays each card in the dealer area; the enrolled deck then reads a rendered table."""
+    d = faces_dir("bellot")
+    fs = FaceSet.load(d)
+    empty = render_scene(fs, 61, seats=2, street=3, close_up=False, conditions=False, off_felt=False, half_turned=False)
+    base = empty.image.copy()
+    cx, cy = np.round(cv2.perspectiveTransform(np.zeros((1, 1, 2)), empty.table_to_image)[0, 0]).astype(int)
+    felt = [int(v) for v in base[cy, cx]]
+    for c in empty.cards:  # clear the felt
+        cv2.fillConvexPoly(base, np.round(c.center + (c.corners - c.center) * 1.2).astype(np.int32), felt)
+    cal = calibrate(base, empty.layout)
+    enr = LiveEnroller(cal, still_frames=2)
+    dealer = np.array(cal.layout.dealer).mean(axis=0)
+    rng = np.random.default_rng(0)
+    steps = 0
+    while not enr.done and steps < 53 * 6:
+        want = enr.progress().asking
+        art = fs.back if want == "back" else fs.faces[want]
+        up = np.array([np.sin(a := rng.uniform(-0.3, 0.3) + rng.choice([0, np.pi])), -np.cos(a)])
+        right = np.array([-up[1], up[0]])
+        w, h = 63.0, 63.0 * fs.aspect
+        tc = np.array([dealer - right * w / 2 + up * h / 2, dealer + right * w / 2 + up * h / 2,
+                       dealer + right * w / 2 - up * h / 2, dealer - right * w / 2 - up * h / 2])
+        frame = base.copy()
+        _paste(frame, _bgra(art), cv2.perspectiveTransform(tc.reshape(-1, 1, 2), cal.table_to_image).reshape(-1, 2))
+        for _ in range(3):
+            enr.feed(frame)
+            steps += 1
+        enr.feed(base)  # the card is taken away
+        steps += 1
+    assert enr.done, enr.progress()
+    model = enroll(enr.faces, enr.back, "live")
+    scene = render_scene(fs, 62, seats=6, street=5, all_active=True, close_up=False)
+    from vision.evaluate import score_scene
+
+    sc = score_scene(scene, Detector(model, calibrate(scene.image, scene.layout)).detect(scene.image))
+    assert sc.up_accuracy >= 0.9 and sc.down_recall >= 0.95, sc.errors
+
+
+def test_deck_file_round_trip(faces_dir, tmp_path) -> None:
+    from vision.deck import save
+
+    faces, back = read_face_dir(faces_dir("anglo"))
+    m = enroll(faces, back, "anglo")
+    save(m, tmp_path / "a.deck")
+    m2 = load(tmp_path / "a.deck")
+    assert m2.name == "anglo" and np.array_equal(m2.templates, m.templates) and m2.has_back

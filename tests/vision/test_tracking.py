@@ -1,0 +1,116 @@
+"""Tracking: debounce, hands passing over the cards, seat assignment, irregular things, the wire payload."""
+
+from __future__ import annotations
+
+import cv2
+import numpy as np
+import pytest
+
+from engine import wire
+from vision.calibration import calibrate
+from vision.deck import enroll, read_face_dir
+from vision.detect import Detection, Detector
+from vision.layout import default_layout
+from vision.scene import FaceSet, render_scene
+from vision.tracking import Tracker, raw_view
+
+LAYOUT = default_layout(6)
+
+
+def _card(seat: int, along: float, card: str | None, face_up: bool = True, blob: int = 0, order: int = 0,
+          forward: float = 60.0) -> Detection:
+    s = LAYOUT.seats[seat]
+    c = np.array(s.center) + np.array(s.right) * along + np.array(s.forward) * forward
+    corners = c + np.array([[-30, -44], [30, -44], [30, 44], [-30, 44]], float)
+    return Detection(card, face_up, corners, corners, 0.9, blob=blob, order=order)
+
+
+def test_raw_view_orders_rows_and_counts_down_cards() -> None:
+    dets = [
+        _card(2, 20, "Kd", blob=1, order=1), _card(2, 0, "Ah", blob=1, order=0),
+        _card(2, -40, None, False, blob=2, forward=-60), _card(2, 30, None, False, blob=3, forward=-60),
+        _card(5, 0, "7c", blob=4),
+    ]
+    seats, irregular = raw_view(LAYOUT, dets)
+    assert seats == {2: (("Ah", "Kd"), 2), 5: (("7c",), 0)}
+    assert irregular == []
+
+
+def test_off_felt_and_half_turned_are_irregular() -> None:
+    off = np.array([LAYOUT.felt_a + 30, 0.0])
+    corners = off + np.array([[-30, -44], [30, -44], [30, 44], [-30, 44]], float)
+    ht = _card(3, 0, None, False)
+    ht.half_turned = True
+    _seats, irregular = raw_view(LAYOUT, [Detection("Qs", True, corners, corners, 0.9), ht])
+    assert ("off_felt", LAYOUT.seat_at((off[0], off[1])), "Qs") in irregular
+    assert ("half_turned", 3, None) in irregular
+
+
+def test_a_change_must_hold_for_n_frames() -> None:
+    tr = Tracker(LAYOUT, stable_frames=3)
+    base = [_card(1, 0, "Ah")]
+    more = [_card(1, 0, "Ah", order=0), _card(1, 20, "Kd", order=1)]
+    obs = [tr.update(i, base, i / 30) for i in range(3)]
+    assert obs[2].changed == [1] and obs[2].seats[1] == (("Ah",), 0)
+    # Two frames of something else (a hand passing): nothing changes.
+    for i in range(3, 5):
+        assert tr.update(i, [], i / 30).changed == []
+    assert tr.update(5, base, 5 / 30).seats[1] == (("Ah",), 0)
+    # The fourth-street card arrives and stays: reported once, on its third frame.
+    changes = [tr.update(i, more, i / 30).changed for i in range(6, 10)]
+    assert changes == [[], [], [1], []]
+    final = tr.update(10, more, 10 / 30)
+    assert final.seats[1] == (("Ah", "Kd"), 0)
+    assert final.fps == pytest.approx(30, rel=0.01)
+
+
+def test_occluded_seat_is_held_however_long_the_hand_stays() -> None:
+    tr = Tracker(LAYOUT, stable_frames=2)
+    base = [_card(4, 0, "9s")]
+    for i in range(3):
+        tr.update(i, base, i)
+    zone = np.array(LAYOUT.seats[4].zone, np.float32)
+    hand = (zone - zone.mean(axis=0)) * 0.8 + zone.mean(axis=0)
+    for i in range(3, 20):
+        obs = tr.update(i, [], i, occluders=[hand])
+        assert obs.changed == [] and obs.seats[4] == (("9s",), 0)
+
+
+def test_observation_is_a_valid_wire_message() -> None:
+    tr = Tracker(LAYOUT, stable_frames=1)
+    obs = tr.update(7, [_card(1, 0, "Ah"), _card(1, 30, None, False, blob=2, forward=-60)], 0.0)
+    body = obs.to_body()
+    assert obs.to_payload()["kind"] == "observation"
+    msg = wire.make("t1", wire.Channel.VISION, "observation", source="cam1", session=1, seq=1, **body)
+    back = wire.decode(msg.topic, wire.encode(msg))
+    assert back.body["seats"] == {"1": {"up": ["Ah"], "down": 1}}
+    assert back.body["changed"] == [1]
+
+
+def test_a_hand_over_real_frames_is_not_a_change(faces_dir) -> None:
+    """Rendered frames, real detector: a skin-coloured hand sweeps over a seat for 8 frames."""
+    d = faces_dir("anglo")
+    faces, back = read_face_dir(d)
+    scene = render_scene(FaceSet.load(d), 21, seats=4, street=5, all_active=True, close_up=False, off_felt=False,
+                         half_turned=False)
+    det = Detector(enroll(faces, back), calibrate(scene.image, scene.layout))
+    tr = Tracker(scene.layout, stable_frames=4)
+    truth = {n: (tuple(v["up"]), v["down"]) for n, v in scene.seats().items()}
+    obs = None
+    frames = [scene.image] * 5
+    seat = scene.layout.seats[2]
+    for k in range(8):  # the hand moves across the seat
+        img = scene.image.copy()
+        c = np.array(seat.center) + np.array(seat.right) * (k * 30 - 100)
+        poly = c + np.array([[-90, -70], [90, -70], [90, 70], [-90, 70]])
+        pts = cv2.perspectiveTransform(poly.reshape(-1, 1, 2), scene.table_to_image).reshape(-1, 2)
+        cv2.fillConvexPoly(img, np.round(pts).astype(np.int32), (120, 150, 210))
+        frames.append(img)
+    frames += [scene.image] * 3
+    changes = []
+    for i, f in enumerate(frames):
+        obs = tr.update(i, det.detect(f), i / 30, det.occluders)
+        changes.append(obs.changed)
+    assert obs is not None
+    assert {n: v for n, v in obs.seats.items()} == truth
+    assert all(c == [] for c in changes[5:])  # only the first settling counts as a change
