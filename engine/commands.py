@@ -23,6 +23,13 @@ def register(sub: Any) -> None:
     replay.add_argument("files", nargs="+", metavar="FILE")
     replay.set_defaults(handler=_history_replay)
 
+    scenario = sub.add_parser("scenario", help="scripted hands with expected outputs (docs/scenarios.md)")
+    ssub = scenario.add_subparsers(dest="scenario_command", metavar="ACTION")
+    ssub.required = True
+    run = ssub.add_parser("run", help="run scenario files; one JSON line per file")
+    run.add_argument("files", nargs="+", metavar="FILE")
+    run.set_defaults(handler=_scenario_run)
+
     hand = sub.add_parser("hand", help="deal and play one simulated hand in the terminal")
     _simulation_args(hand)
     hand.set_defaults(handler=_simulated_hand)
@@ -61,6 +68,17 @@ def _history_replay(args: argparse.Namespace) -> int:
             record["complete"] = hand.is_over
             record["players"] = imported.players
         print(json.dumps(record), flush=True)
+    return 1 if failed else 0
+
+
+def _scenario_run(args: argparse.Namespace) -> int:
+    from engine.scenario import run_file
+
+    failed = False
+    for path in args.files:
+        result = run_file(path)
+        failed |= not result["passed"]
+        print(json.dumps(result), flush=True)
     return 1 if failed else 0
 
 

@@ -220,6 +220,68 @@ class HandMucked(Event):
         return cls(_int("seat", d["seat"], 1))
 
 
+# ---- rulings on irregularities (engine/irregularities.py) -------------------
+
+
+@dataclass(frozen=True)
+class HandKilled(Event):
+    """A seat's hand is dead by ruling (RRoP 3.3; stud 5, 6, 10, 19).  With
+    ``refund_ante`` the ante goes back (both hole cards dealt face up)."""
+
+    type: ClassVar[str] = "hand_killed"
+    seat: int
+    rule: str
+    refund_ante: bool = False
+
+    @classmethod
+    def from_fields(cls, d: dict[str, Any]) -> HandKilled:
+        refund = d.get("refund_ante", False)
+        if not isinstance(refund, bool):
+            raise EventError("refund_ante must be true or false")
+        return cls(_int("seat", d["seat"], 1), str(d["rule"]), refund)
+
+
+@dataclass(frozen=True)
+class HandVoided(Event):
+    """All action void, every chip back to who wagered it (RRoP 3.2 misdeal; 3.4 foreign or duplicate card)."""
+
+    type: ClassVar[str] = "hand_voided"
+    rule: str
+
+    @classmethod
+    def from_fields(cls, d: dict[str, Any]) -> HandVoided:
+        return cls(str(d["rule"]))
+
+
+@dataclass(frozen=True)
+class HoleCardExposed(Event):
+    """RRoP stud 5: the seat's up card on third street is a hole card the dealer turned up.
+    If it is the low card, the player to the left opens, and may fold."""
+
+    type: ClassVar[str] = "hole_card_exposed"
+    seat: int
+
+    @classmethod
+    def from_fields(cls, d: dict[str, Any]) -> HoleCardExposed:
+        return cls(_int("seat", d["seat"], 1))
+
+
+@dataclass(frozen=True)
+class CardsRemoved(Event):
+    """RRoP stud 14: cards dealt prematurely are taken out of play (kept aside for a reshuffle)."""
+
+    type: ClassVar[str] = "cards_removed"
+    cards: tuple[Card, ...]
+    rule: str = "stud.premature-card"
+
+    @classmethod
+    def from_fields(cls, d: dict[str, Any]) -> CardsRemoved:
+        cards = d["cards"]
+        if not isinstance(cards, list | tuple):
+            raise EventError("cards must be a list of card codes")
+        return cls(tuple(card(c) for c in cards), str(d.get("rule", "stud.premature-card")))
+
+
 # ---- the table between hands (RRoP 3.1) ------------------------------------
 
 
