@@ -435,7 +435,7 @@ class Floor:
                 self._deal_observed(hand, seat, UNKNOWN, False, out)
 
     def _on_show(self, inp: Mapping[str, Any], out: FloorOutputs) -> None:
-        hand = self._live_hand()
+        self._live_hand()
         try:
             cards = parse_cards(inp.get("cards", []))
         except CardError as exc:
