@@ -19,6 +19,8 @@ from pathlib import Path
 from PySide6.QtCore import QRectF, Qt
 from PySide6.QtGui import QColor, QFont, QPainter, QPainterPath, QPen, QPixmap
 
+from dealer_console import qtguard  # noqa: F401 - must run before heavy Qt use; see qtguard
+
 log = logging.getLogger(__name__)
 
 DEFAULT_DECK = "anglo"

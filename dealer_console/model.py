@@ -18,6 +18,7 @@ from typing import Any
 
 from PySide6.QtCore import QObject, Signal
 
+from dealer_console import qtguard  # noqa: F401 - see qtguard: keeps PySide6 from freeing None
 from dealer_console.health import DeviceHealth
 from dealer_console.snapshot import PromptView, TableSnapshot, read_prompts, read_state
 from engine.wire import AVAILABILITY_ONLINE, Channel, Message
@@ -38,6 +39,7 @@ class TableModel(QObject):
         self.prompts: tuple[PromptView, ...] = ()
         self.health = DeviceHealth(clock, engine_device, self_device)
         self.states_seen = 0
+        self._prompts_in_state = False
 
     # -- inputs -------------------------------------------------------------
     def set_state(self, state: Mapping[str, Any]) -> None:
@@ -48,8 +50,14 @@ class TableModel(QObject):
             self.health.engine_summary(self.snapshot.devices)
             self.healthChanged.emit()
         self.stateChanged.emit()
-        if self.snapshot.prompts is not None and self.snapshot.prompts != self.prompts:
-            self.prompts = self.snapshot.prompts
+        prompts = self.snapshot.prompts
+        if prompts is not None:
+            self._prompts_in_state = True
+        elif self._prompts_in_state:
+            # The engine puts open prompts in its state; a state without them has none open.
+            prompts = ()
+        if prompts is not None and prompts != self.prompts:
+            self.prompts = prompts
             self.promptsChanged.emit()
 
     def set_prompts(self, prompts: Any) -> None:

@@ -108,9 +108,11 @@ class SeatWidget(QFrame):
         self.acting = False
         self.flagged = False
         self.empty = True
+        self.won = 0
 
-    def show_seat(self, seat: SeatView | None, number: int, acting: bool, flagged: bool, card_h: int) -> None:
-        self.view, self.card_h, self.acting, self.flagged = seat, card_h, acting, flagged
+    def show_seat(self, seat: SeatView | None, number: int, acting: bool, flagged: bool, card_h: int,
+                  won: int = 0) -> None:
+        self.view, self.card_h, self.acting, self.flagged, self.won = seat, card_h, acting, flagged, won
         name_px = max(12, round(card_h * 0.3))
         self.name.setFont(_font(name_px, True))
         self.stack.setFont(_font(name_px, True))
@@ -124,8 +126,9 @@ class SeatWidget(QFrame):
         else:
             self.name.setText(f"{seat.seat}  {seat.name}")
             self.stack.setText(f"{seat.stack:,}")
-            self.status.setText({"folded": "FOLDED", "mucked": "MUCKED", "all_in": "ALL IN",
-                                 "sitting_out": "SITTING OUT"}.get(seat.status, ""))
+            self.status.setText(f"WINS {won:,}" if won else {
+                "folded": "FOLDED", "mucked": "MUCKED", "all_in": "ALL IN", "sitting_out": "SITTING OUT"
+            }.get(seat.status, ""))
             cards = [(c.code, c.up) for c in seat.cards]
         while len(self.cards) < len(cards):
             lbl = QLabel(self)
@@ -136,7 +139,7 @@ class SeatWidget(QFrame):
             lbl.clear()
             lbl.setToolTip("")
         self.shown_cards = len(cards)
-        out = seat is not None and seat.out
+        out = seat is not None and seat.out and not seat.shown  # a shown hand stays readable
         for lbl, (code, up) in zip(self.cards, cards, strict=False):
             pm = self.images.pixmap(code, card_h)
             lbl.setPixmap(dimmed(pm) if out else pm)
@@ -147,7 +150,7 @@ class SeatWidget(QFrame):
         self.name.setStyleSheet(f"color: {'#111' if acting else colour}; background: transparent;")
         self.stack.setStyleSheet(f"color: {'#111' if acting else '#ffe9a8' if not out else colour};"
                                  " background: transparent;")
-        self.status.setStyleSheet("color: #ffb4a8; background: transparent;")
+        self.status.setStyleSheet(f"color: {'#7ee2a1' if won else '#ffb4a8'}; background: transparent;")
         self._layout()
         self.update()
 
@@ -166,8 +169,8 @@ class SeatWidget(QFrame):
             lbl.setGeometry(x, y, card_w, self.card_h)
             lbl.raise_()
             x += step
-        self.status.setGeometry(8, y + self.card_h - header, w - 16, header)
-        self.status.setAlignment(Qt.AlignmentFlag.AlignRight | Qt.AlignmentFlag.AlignVCenter)
+        self.status.setGeometry(8, 3, w - 16, header)  # in the header, between name and stack
+        self.status.setAlignment(Qt.AlignmentFlag.AlignCenter)
         self.status.raise_()
         _ = h
 
@@ -187,6 +190,9 @@ class SeatWidget(QFrame):
             return
         if self.acting:
             p.setPen(QPen(ACT, 4))
+            p.setBrush(QColor(0, 0, 0, 120))
+        elif self.won:
+            p.setPen(QPen(QColor("#7ee2a1"), 4))
             p.setBrush(QColor(0, 0, 0, 120))
         elif self.flagged:
             p.setPen(QPen(PROMPT, 4))
@@ -283,7 +289,9 @@ class TableView(QWidget):
             pos = self.seat_position(n, count)
             w.setGeometry(round(pos.x() - size.width() / 2), round(pos.y() - size.height() / 2),
                           size.width(), size.height())
-            w.show_seat(seat, n, snap.to_act == n and snap.phase == "betting", n in self.flagged, card_h)
+            won = sum(a.amount for a in snap.awards if a.seat == n) if snap.phase == "complete" else 0
+            w.show_seat(seat, n, snap.to_act == n and snap.phase in ("betting", "showdown"), n in self.flagged,
+                        card_h, won)
             w.show()
             bet = self.bets[n]
             if seat is not None and seat.bet > 0:
