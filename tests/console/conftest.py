@@ -9,7 +9,7 @@ from typing import Any
 
 os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")
 
-import pytest  # noqa: E402
+import pytest
 
 try:  # the bus engineer's shared broker fixtures
     from tests.support.fixtures import amqtt_broker, mosquitto_broker  # noqa: F401
