@@ -62,8 +62,12 @@ from engine.table import Table
 
 SENSOR_KINDS = frozenset({"shoe_card", "camera"})
 
-# Short names the console may use for its report buttons.
+# Short names the console may use for its report buttons (the wire allows lower-case words
+# with underscores; hyphens are accepted too).
 REPORT_ALIASES = {
+    "player-absent": "stud.absent-player",
+    "picked-up-upcards": "stud.upcards-picked-up",
+    "out-of-turn": "betting.out-of-turn",
     "absent": "stud.absent-player",
     "upcards-picked-up": "stud.upcards-picked-up",
     "card-off-table": "stud.card-off-table",
@@ -450,7 +454,8 @@ class Floor:
 
     def _on_report(self, inp: Mapping[str, Any], out: FloorOutputs) -> None:
         name = inp.get("report")
-        rule_id = REPORT_ALIASES.get(str(name), str(name))
+        short = str(name).replace("_", "-")
+        rule_id = REPORT_ALIASES.get(short, short)
         rule = BY_ID.get(rule_id)
         if rule is None or rule.handling == "enforced":
             known = ", ".join(sorted(REPORT_ALIASES))
@@ -478,6 +483,27 @@ class Floor:
             if rnd.to > hand.seat(int(str(seat))).bet:
                 raise FloorError(f"seat {seat} faces a wager: that is an ordinary fold")
         self._open(rule_id, seats, out, **{k: v for k, v in inp.items() if k not in ("kind", "report", "seat")})
+
+    def _on_source(self, inp: Mapping[str, Any], out: FloorOutputs) -> None:
+        """A device went offline, came back, or skipped messages (DESIGN: sensors may fail mid-game)."""
+        device = str(inp.get("device", "device"))
+        status = inp.get("status")
+        is_shoe = device.startswith(("shoe", "bridge"))
+        if status == "offline":
+            if is_shoe:
+                self.shoe_active = False
+            elif device.startswith(("cam", "vision")):
+                self.camera_active = False
+            self._open("source.offline", (), out, device=device)
+        elif status == "online":
+            if is_shoe:
+                self.shoe_active = True
+            elif device.startswith(("cam", "vision")):
+                self.camera_active = True
+        elif status == "gap":
+            self._open("source.gap", (), out, device=device, missing=int(inp.get("missing", 1)))
+        else:
+            raise FloorError(f"unknown source status {status!r}; use online, offline or gap")
 
     def _action_occurred(self) -> bool:
         """RRoP 3.2: two players have acted after the forced bet on third street."""
