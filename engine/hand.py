@@ -37,9 +37,10 @@ every legal action with its exact amount, and ``apply`` accepts exactly those.
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field
 from enum import StrEnum
+from functools import lru_cache
 from typing import Any
 
 from engine.cards import UNKNOWN, Card
@@ -115,7 +116,7 @@ class IllegalAction(ValueError):
         self.reason = message
 
 
-@dataclass
+@dataclass(slots=True)
 class SeatState:
     seat: int
     name: str
@@ -215,7 +216,7 @@ class Options:
         return {"seat": self.seat, "to_call": self.to_call, "options": [o.to_json() for o in self.options]}
 
 
-@dataclass
+@dataclass(slots=True)
 class BettingRound:
     """A street's wagers.  Field names follow the rule text where they can."""
 
@@ -258,6 +259,12 @@ class BettingRound:
             "opener": self.opener,
             "call_only": sorted(self.call_only),
         }
+
+
+# Options are immutable values and the same few recur at every table: built once, reused.
+_option: Callable[[str, int, bool], Option] = lru_cache(maxsize=1024)(Option)
+_FOLD = Option("fold")
+_CHECK = Option("check")
 
 
 class Hand:
@@ -432,21 +439,28 @@ class Hand:
         """The first of ``expected_deal``, found without listing the rest."""
         if self.phase is not Phase.DEALING:
             return None
-        if self.street > 0 and not self.burned_this_street:
-            delivered = DUE[self.street - 1]
-            if not any(s.n_down + s.n_up > delivered[0] + delivered[1] for s in self.seats if s.live):
+        street = self.street
+        if street > 0 and not self.burned_this_street:
+            delivered = DUE[street - 1]
+            held = delivered[0] + delivered[1]
+            for s in self.seats:
+                if s.live and s.n_down + s.n_up > held:
+                    break
+            else:
                 return ("burn", None, False)
-        if self.street == 0:
+        if street == 0:
             for s in self.seats:
                 if s.live and s.n_down < 1:
                     return ("card", s.seat, False)
             for s in self.seats:
                 if s.live and s.n_down < 2:
                     return ("card", s.seat, False)
+        elif street == 4 and self.common:
+            return None  # the common card plays for everyone (see ``needs``)
+        down_due, up_due = DUE[street]
         for s in self.seats:
-            down, up = self.needs(s)
-            if down or up:
-                return ("card", s.seat, bool(up) and not down)
+            if s.live and (s.n_down < down_due or s.n_up < up_due):
+                return ("card", s.seat, s.n_up < up_due and s.n_down >= down_due)
         return None
 
     def options(self) -> Options | None:
@@ -462,27 +476,37 @@ class Hand:
         return opts
 
     def up_cards_for_ranking(self, s: SeatState) -> list[Card]:
-        return [c for c in s.up if c.known] + self.common
+        return [c for c, up in s.cards if up and c.known] + self.common
 
     # ---------------------------------------------------------- the driver
 
     def apply(self, event: Event) -> Outputs:
         """Apply one input event; raises IllegalAction (changing nothing) if refused."""
+        handler = _DISPATCH[self.phase].get(type(event))
+        if handler is None:
+            handler = self._handler_for(event)
+        announcements = self.announcements
+        awards = self.awards
+        before = len(announcements)
+        awards_before = len(awards)
+        handler(self, event)
+        self.events.append(event)
+        # Most inputs announce nothing and award nothing: no slices to copy then.
+        return Outputs(
+            announcements=tuple(announcements[before:]) if len(announcements) > before else (),
+            awards=tuple(awards[awards_before:]) if len(awards) > awards_before else (),
+            hand_over=self.phase is Phase.COMPLETE,
+        )
+
+    def _handler_for(self, event: Event) -> Callable[[Hand, Any], None]:
+        """The slow path of ``apply``'s dispatch: subclasses of accepted events, and refusals."""
         if not isinstance(event, ACCEPTS[self.phase]):
             raise IllegalAction(
                 "engine.phase",
                 f"{getattr(event, 'type', type(event).__name__)} is not accepted while the hand is {self._phase_text()}",
             )
-        handler = getattr(self, _HANDLERS[type(event)])
-        before = len(self.announcements)
-        awards_before = len(self.awards)
-        handler(event)
-        self.events.append(event)
-        return Outputs(
-            announcements=tuple(self.announcements[before:]),
-            awards=tuple(self.awards[awards_before:]),
-            hand_over=self.phase is Phase.COMPLETE,
-        )
+        handler: Callable[[Hand, Any], None] = getattr(Hand, _HANDLERS[type(event)])
+        return handler
 
     def _phase_text(self) -> str:
         if self.phase in (Phase.DEALING, Phase.BETTING):
@@ -496,7 +520,8 @@ class Hand:
 
     def _take_from_stub(self, c: Card) -> None:
         self.stub -= 1
-        self.recycled.discard(c)
+        if self.recycled:
+            self.recycled.discard(c)
         if c.known:
             self.seen.add(c)
 
@@ -515,19 +540,24 @@ class Hand:
         s = self.seat(e.seat)
         if not s.live:
             raise IllegalAction("engine.deal", f"seat {e.seat} is out of this hand and gets no cards")
-        down, up = self.needs(s)
-        if (e.face_up and not up) or (not e.face_up and not down):
-            if not down and not up:
+        street = self.street
+        if self.common and street == 4:
+            down = up = 0  # the common card was the seventh card for everyone
+        else:
+            down_due, up_due = DUE[street]
+            down, up = down_due - s.n_down, up_due - s.n_up
+        if (e.face_up and up <= 0) or (not e.face_up and down <= 0):
+            if down <= 0 and up <= 0:
                 raise IllegalAction(
                     "engine.deal", f"seat {e.seat} already has its cards for {STREET_NAMES[self.street]}"
                 )
-            want = "down" if down else "up"
+            want = "down" if down > 0 else "up"
             got = "up" if e.face_up else "down"
             raise IllegalAction(
                 "RRoP stud 5/17",
                 f"seat {e.seat}'s next card on {STREET_NAMES[self.street]} is dealt {want}, not {got}",
             )
-        if self.street == 4 and not any(len(o.down) == 3 for o in self.live_seats):
+        if street == 4 and not any(o.n_down == 3 for o in self.live_seats):
             waiting = sum(1 for o in self.live_seats if self.needs(o) != (0, 0))
             if self.reshuffle_pool() < waiting:
                 raise IllegalAction(
@@ -547,8 +577,8 @@ class Hand:
         if self.burned_this_street:
             # RRoP stud 13: two burns for one round is a dealer error to correct.
             raise IllegalAction("RRoP stud 13", f"a card was already burned on {STREET_NAMES[self.street]}")
-        delivered = sum(d + u for d, u in STREET_DEAL[: self.street])
-        if any(len(s.cards) > delivered for s in self.live_seats):
+        delivered = sum(DUE[self.street - 1]) if self.street else 0
+        if any(s.live and len(s.cards) > delivered for s in self.seats):
             raise IllegalAction("RRoP stud 13", "the burn comes before the street's first card")
         self._check_new_card(e.card, "burned")
         self._take_from_stub(e.card)
@@ -633,7 +663,7 @@ class Hand:
             rnd.opener = opener
             order = self._rotate(live, opener)
             low = self.seats[opener]
-            rnd.to_act = [i for i in order if self.seats[i].stack > 0 and self._effective_stack(i) > 0]
+            rnd.to_act = self._can_act(order)
             rnd.bring_in_forced = bool(rnd.to_act) and (
                 rnd.to_act[0] == opener or not cfg.rules.bring_in_passes_with_fold
             )
@@ -655,7 +685,7 @@ class Hand:
             ):
                 rnd.big_option = True
             order = self._rotate(live, opener)
-            rnd.to_act = [i for i in order if self.seats[i].stack > 0 and self._effective_stack(i) > 0]
+            rnd.to_act = self._can_act(order)
             self._announce_board(opener, rnd)
         # Nobody to bet against: a lone player with chips does not act.
         if len(rnd.to_act) == 1:
@@ -686,9 +716,7 @@ class Hand:
         up = self.up_cards_for_ranking(self.seats[i])
         if not up:
             return ()  # nothing identified on this board: it never acts first
-        if self.config.variant is Variant.RAZZ:
-            return low_board_value(up)
-        return high_board_value(up)
+        return _board_value(up, self.config.variant is Variant.RAZZ)
 
     def _best_board_index(self) -> int:
         """RRoP stud 1: high board acts first (razz 3: low board); ties by position."""
@@ -704,24 +732,21 @@ class Hand:
         return best
 
     def _has_open_pair(self, s: SeatState) -> bool:
-        ranks = [c.rank for c in s.up if c.known]
+        ranks = [c.rank for c, up in s.cards if up and c.known]
         return len(ranks) != len(set(ranks))
 
     def _announce_board(self, opener: int, rnd: BettingRound) -> None:
         s = self.seats[opener]
         up = self.up_cards_for_ranking(s)
-        if self.config.variant is Variant.RAZZ:
-            text = f"{describe_board_low(up).capitalize()} acts first"
-        else:
-            desc = describe_board_high(up)
-            desc = desc.removesuffix(" high")  # "ace-king is high", not "ace-king high is high"
-            text = f"{desc.capitalize()} is high"
+        text = _board_words(up, self.config.variant is Variant.RAZZ)
         self.announcements.append(Announcement("high_hand", f"Seat {s.seat}: {text}", (s.seat,)))
         # RRoP stud 12: all pairs; razz 5: pairs the first time, never face-card pairs.
         for i, other in enumerate(self.seats):
             if not other.live or i in self.paired_announced:
                 continue
-            ranks = [c.rank for c in other.up if c.known]
+            ranks = [c.rank for c, face_up in other.cards if face_up and c.known]
+            if len(set(ranks)) == len(ranks):
+                continue  # no pair showing
             pairs = {r for r in ranks if ranks.count(r) >= 2}
             if self.config.variant is Variant.RAZZ:
                 pairs -= {"J", "Q", "K"}
@@ -744,8 +769,8 @@ class Hand:
             )
 
     def _rotate(self, indices: list[int], first: int) -> list[int]:
-        n = len(self.seats)
-        return sorted(indices, key=lambda i: (i - first) % n)
+        """Seat indices (given in ascending order) from ``first`` round the table to its right."""
+        return [i for i in indices if i >= first] + [i for i in indices if i < first]
 
     def _seat_after(self, index: int) -> int:
         n = len(self.seats)
@@ -754,6 +779,15 @@ class Hand:
             if s.live and s.stack > 0:
                 return s.seat
         return self.seats[index].seat
+
+    def _can_act(self, order: list[int]) -> list[int]:
+        """The seats of ``order`` with chips that someone can still match (``_effective_stack`` > 0)."""
+        seats = self.seats
+        totals = sorted(o.bet + o.stack for o in seats if o.live)
+        if len(totals) < 2:
+            return []
+        second = totals[-2]
+        return [i for i in order if seats[i].stack > 0 and second > seats[i].bet]
 
     def _effective_stack(self, i: int) -> int:
         """Chips this player can still lose to someone who can match them."""
@@ -773,32 +807,36 @@ class Hand:
         cfg = self.config
         rules = cfg.rules
         opts: list[Option] = []
+        stack = s.stack
         if rnd.bring_in_open:
             # RRoP stud 2: the forced bet may open for a full bet; stud 8: after an all-in low card
             # the next player may also fold.
-            amount = min(s.stack, cfg.bring_in)
+            amount = min(stack, cfg.bring_in)
             if not rnd.bring_in_forced:
-                opts.append(Option("fold"))
-            opts.append(Option("bring_in", amount, amount == s.stack))
-            if s.stack > cfg.bring_in or not rules.short_bring_in_calls_full:
-                complete = min(s.stack, cfg.small_bet)
-                opts.append(Option("complete", complete, complete == s.stack))
+                opts.append(_FOLD)
+            opts.append(_option("bring_in", amount, amount == stack))
+            if stack > cfg.bring_in or not rules.short_bring_in_calls_full:
+                complete = min(stack, cfg.small_bet)
+                opts.append(_option("complete", complete, complete == stack))
             return Options(s.seat, tuple(opts), 0)
-        to_call = min(s.stack, max(0, rnd.to - s.bet))
+        to_call = min(stack, max(0, rnd.to - s.bet))
         if to_call > 0:
-            opts.append(Option("fold"))
-            opts.append(Option("call", to_call, to_call == s.stack))
+            opts.append(_FOLD)
+            opts.append(_option("call", to_call, to_call == stack))
         else:
-            opts.append(Option("check"))
-        for target in self._raise_targets(idx):
-            amount = min(target, s.stack + s.bet)
+            opts.append(_CHECK)
+        targets = self._raise_targets(idx)
+        if targets:
             if rnd.completion_pending or (rnd.full_to == 0 and rnd.to > 0 and rules.half_bet_all_in_reopens):
                 kind = "complete"
             elif rnd.to == 0:
                 kind = "bet"
             else:
                 kind = "raise"
-            opts.append(Option(kind, amount, amount == s.stack + s.bet))
+            most = stack + s.bet
+            for target in targets:
+                amount = min(target, most)
+                opts.append(_option(kind, amount, amount == most))
         return Options(s.seat, tuple(opts), to_call)
 
     def _raise_targets(self, idx: int) -> list[int]:
@@ -812,7 +850,10 @@ class Hand:
             return []  # RRoP stud 14: premature seventh card kept, may only call on sixth street
         if s.stack <= rnd.to - s.bet:
             return []  # covered: calling puts this player all in
-        if not any(o is not s and o.live and o.stack + o.bet > rnd.to for o in self.seats):
+        for o in self.seats:
+            if o is not s and o.live and o.stack + o.bet > rnd.to:
+                break
+        else:
             return []  # nobody left who could call a raise
         # RRoP 3.5: a bet and three raises, unlimited heads-up unless capped first.
         if rnd.capped:
@@ -1168,6 +1209,47 @@ class Hand:
     def public_cards(self, s: SeatState) -> list[str]:
         """The cards a player at the table can see for a seat: up cards, and shown down cards."""
         return [str(c) if (up or s.shown) else str(UNKNOWN) for c, up in s.cards]
+
+
+# A board's strength and its words depend on the ranks of its up cards only (engine.ranking),
+# and the same few thousand rank sequences come round hand after hand: remembered by ranks.
+_BOARD_MEMO_SIZE = 50_000
+_board_values: dict[tuple[bool, tuple[str, ...]], tuple[int, ...]] = {}
+_board_texts: dict[tuple[bool, tuple[str, ...]], str] = {}
+
+
+def _board_value(up: Sequence[Card], razz: bool) -> tuple[int, ...]:
+    """``high_board_value`` (razz: ``low_board_value``) of identified up cards."""
+    key = (razz, tuple([c.rank for c in up]))
+    value = _board_values.get(key)
+    if value is None:
+        if len(_board_values) >= _BOARD_MEMO_SIZE:
+            _board_values.clear()
+        value = _board_values[key] = low_board_value(up) if razz else high_board_value(up)
+    return value
+
+
+def _board_words(up: Sequence[Card], razz: bool) -> str:
+    """How the dealer names the board that acts first."""
+    key = (razz, tuple([c.rank for c in up]))
+    text = _board_texts.get(key)
+    if text is None:
+        if razz:
+            text = f"{describe_board_low(up).capitalize()} acts first"
+        else:
+            desc = describe_board_high(up)
+            desc = desc.removesuffix(" high")  # "ace-king is high", not "ace-king high is high"
+            text = f"{desc.capitalize()} is high"
+        if len(_board_texts) >= _BOARD_MEMO_SIZE:
+            _board_texts.clear()
+        _board_texts[key] = text
+    return text
+
+
+# ``apply``'s dispatch, one dict lookup per input: phase -> event class -> handler.
+_DISPATCH: dict[Phase, dict[type[Event], Callable[[Hand, Any], None]]] = {
+    phase: {cls: getattr(Hand, _HANDLERS[cls]) for cls in accepted} for phase, accepted in ACCEPTS.items()
+}
 
 
 def board_strength_order(hand: Hand) -> Sequence[int]:
