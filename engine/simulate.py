@@ -9,8 +9,8 @@ legal options.  It is a driver of the pure engine, no I/O.
 from __future__ import annotations
 
 import random
-from collections.abc import Callable
-from typing import TextIO
+from collections.abc import Callable, Sequence
+from typing import TextIO, TypeVar
 
 from engine.cards import DECK, Card
 from engine.events import (
@@ -32,9 +32,24 @@ from engine.rules import GameConfig, house_rules
 ACTION_WEIGHTS = {"fold": 2, "check": 6, "call": 6, "bring_in": 6, "complete": 2, "bet": 3, "raise": 2}
 
 
+T = TypeVar("T")
+
+
+def pick_weighted(rng: random.Random, population: Sequence[T], weights: Sequence[int]) -> T:
+    """``rng.choices(population, weights)[0]``, the same pick from the same random number,
+    without building the cumulative weights list."""
+    r = rng.random() * sum(weights)
+    last = len(population) - 1
+    running = 0
+    for k in range(last):
+        running += weights[k]
+        if r < running:
+            return population[k]
+    return population[last]
+
+
 def weighted_choice(rng: random.Random, options: tuple[Option, ...]) -> Option:
-    weights = [ACTION_WEIGHTS.get(o.action, 1) for o in options]
-    return rng.choices(options, weights)[0]
+    return pick_weighted(rng, options, [ACTION_WEIGHTS.get(o.action, 1) for o in options])
 
 
 class SimulatedDealer:
