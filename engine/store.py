@@ -100,7 +100,9 @@ class EventStore(Protocol):
 
     table: str
 
-    def append(self, source: str, session: int, seq: int, kind: str, payload: Mapping[str, Any]) -> Appended: ...
+    def append(
+        self, source: str, session: int, seq: int, kind: str, payload: Mapping[str, Any]
+    ) -> Appended: ...
 
     def events(self, after: int = 0) -> Iterator[StoredEvent]: ...
 
@@ -149,7 +151,8 @@ class _SqlStore:
 
     def _schema(self) -> list[tuple[str, Sequence[Any]]]:
         return [
-            (f"""CREATE TABLE IF NOT EXISTS events (
+            (
+                f"""CREATE TABLE IF NOT EXISTS events (
                     event_offset {self._key_type},
                     table_id TEXT NOT NULL,
                     source TEXT NOT NULL,
@@ -158,16 +161,21 @@ class _SqlStore:
                     kind TEXT NOT NULL,
                     payload TEXT NOT NULL,
                     recorded_at TEXT NOT NULL DEFAULT CURRENT_TIMESTAMP,
-                    UNIQUE (table_id, source, session, seq))""", ()),
+                    UNIQUE (table_id, source, session, seq))""",
+                (),
+            ),
             ("CREATE INDEX IF NOT EXISTS events_by_table ON events (table_id, event_offset)", ()),
-            ("""CREATE TABLE IF NOT EXISTS hands (
+            (
+                """CREATE TABLE IF NOT EXISTS hands (
                     hand_id TEXT PRIMARY KEY,
                     table_id TEXT NOT NULL,
                     variant TEXT NOT NULL,
                     started_at TEXT NOT NULL,
                     ended_at TEXT,
                     events TEXT NOT NULL,
-                    phh TEXT)""", ()),
+                    phh TEXT)""",
+                (),
+            ),
             ("CREATE INDEX IF NOT EXISTS hands_by_table ON hands (table_id, started_at)", ()),
         ]
 
@@ -176,13 +184,23 @@ class _SqlStore:
         """Append one accepted input; durable when this returns.  A repeated key is not stored twice."""
         data = _dumps(payload)
         with self._lock:
-            inserted, existing = self._write([
-                (self._q("INSERT INTO events (table_id, source, session, seq, kind, payload) VALUES (?, ?, ?, ?, ?, ?) "
-                         "ON CONFLICT (table_id, source, session, seq) DO NOTHING RETURNING event_offset"),
-                 (self.table, source, session, seq, kind, data)),
-                (self._q("SELECT event_offset FROM events WHERE table_id = ? AND source = ? AND session = ? AND seq = ?"),
-                 (self.table, source, session, seq)),
-            ])
+            inserted, existing = self._write(
+                [
+                    (
+                        self._q(
+                            "INSERT INTO events (table_id, source, session, seq, kind, payload) VALUES (?, ?, ?, ?, ?, ?) "
+                            "ON CONFLICT (table_id, source, session, seq) DO NOTHING RETURNING event_offset"
+                        ),
+                        (self.table, source, session, seq, kind, data),
+                    ),
+                    (
+                        self._q(
+                            "SELECT event_offset FROM events WHERE table_id = ? AND source = ? AND session = ? AND seq = ?"
+                        ),
+                        (self.table, source, session, seq),
+                    ),
+                ]
+            )
         if inserted:
             return Appended(int(inserted[0][0]), duplicate=False)
         return Appended(int(existing[0][0]), duplicate=True)
@@ -193,9 +211,12 @@ class _SqlStore:
         while True:
             with self._lock:
                 rows = self._execute(
-                    self._q("SELECT event_offset, source, session, seq, kind, payload FROM events "
-                            "WHERE table_id = ? AND event_offset > ? ORDER BY event_offset LIMIT ?"),
-                    (self.table, last, _BATCH))
+                    self._q(
+                        "SELECT event_offset, source, session, seq, kind, payload FROM events "
+                        "WHERE table_id = ? AND event_offset > ? ORDER BY event_offset LIMIT ?"
+                    ),
+                    (self.table, last, _BATCH),
+                )
             for offset, source, session, seq, kind, payload in rows:
                 yield StoredEvent(int(offset), source, int(session), int(seq), kind, json.loads(payload))
             if len(rows) < _BATCH:
@@ -206,36 +227,61 @@ class _SqlStore:
         """For each source, its latest session and the highest seq stored in it (to seed a SourceTracker)."""
         with self._lock:
             rows = self._execute(
-                self._q("SELECT e.source, e.session, MAX(e.seq) FROM events e "
-                        "JOIN (SELECT source, MAX(session) AS s FROM events WHERE table_id = ? GROUP BY source) m "
-                        "ON e.source = m.source AND e.session = m.s WHERE e.table_id = ? GROUP BY e.source, e.session"),
-                (self.table, self.table))
+                self._q(
+                    "SELECT e.source, e.session, MAX(e.seq) FROM events e "
+                    "JOIN (SELECT source, MAX(session) AS s FROM events WHERE table_id = ? GROUP BY source) m "
+                    "ON e.source = m.source AND e.session = m.s WHERE e.table_id = ? GROUP BY e.source, e.session"
+                ),
+                (self.table, self.table),
+            )
         return {source: (int(session), int(seq)) for source, session, seq in rows}
 
     # -- hands --------------------------------------------------------------------
     def record_hand(self, hand: HandRecord) -> bool:
         """Keep a finished hand; False (and nothing written) if that hand id is already kept."""
         with self._lock:
-            (rows,) = self._write([(
-                self._q("INSERT INTO hands (hand_id, table_id, variant, started_at, ended_at, events, phh) "
-                        "VALUES (?, ?, ?, ?, ?, ?, ?) ON CONFLICT (hand_id) DO NOTHING RETURNING hand_id"),
-                (hand.hand_id, hand.table, hand.variant, hand.started_at, hand.ended_at, _dumps(list(hand.events)),
-                 hand.phh))])
+            (rows,) = self._write(
+                [
+                    (
+                        self._q(
+                            "INSERT INTO hands (hand_id, table_id, variant, started_at, ended_at, events, phh) "
+                            "VALUES (?, ?, ?, ?, ?, ?, ?) ON CONFLICT (hand_id) DO NOTHING RETURNING hand_id"
+                        ),
+                        (
+                            hand.hand_id,
+                            hand.table,
+                            hand.variant,
+                            hand.started_at,
+                            hand.ended_at,
+                            _dumps(list(hand.events)),
+                            hand.phh,
+                        ),
+                    )
+                ]
+            )
         return bool(rows)
 
     def list_hands(self) -> list[HandSummary]:
         """This table's hands, oldest first."""
         with self._lock:
             rows = self._execute(
-                self._q("SELECT hand_id, table_id, variant, started_at, ended_at FROM hands WHERE table_id = ? "
-                        "ORDER BY started_at, hand_id"), (self.table,))
+                self._q(
+                    "SELECT hand_id, table_id, variant, started_at, ended_at FROM hands WHERE table_id = ? "
+                    "ORDER BY started_at, hand_id"
+                ),
+                (self.table,),
+            )
         return [HandSummary(*row) for row in rows]
 
     def get_hand(self, hand_id: str) -> HandRecord | None:
         with self._lock:
             rows = self._execute(
-                self._q("SELECT hand_id, table_id, variant, started_at, ended_at, events, phh FROM hands "
-                        "WHERE hand_id = ?"), (hand_id,))
+                self._q(
+                    "SELECT hand_id, table_id, variant, started_at, ended_at, events, phh FROM hands "
+                    "WHERE hand_id = ?"
+                ),
+                (hand_id,),
+            )
         if not rows:
             return None
         hid, table, variant, started, ended, events, phh = rows[0]
@@ -258,14 +304,17 @@ class SqliteStore(_SqlStore):
             self._conn = sqlite3.connect(self.path, isolation_level=None, check_same_thread=False, timeout=30)
             mode = self._conn.execute("PRAGMA journal_mode=WAL").fetchone()[0]
             if mode != "wal":
-                raise StoreError(f"{self.path}: SQLite refused WAL mode (got {mode!r}); is it on a network filesystem?")
+                raise StoreError(
+                    f"{self.path}: SQLite refused WAL mode (got {mode!r}); is it on a network filesystem?"
+                )
             # FULL: the WAL is fsynced at every commit, so a returned append survives a power cut.
             self._conn.execute("PRAGMA synchronous=FULL")
             for sql, params in self._schema():
                 self._conn.execute(sql, params)
         except sqlite3.Error as exc:
-            raise StoreError(f"cannot open the event store {self.path}: {exc}; check the directory exists and is "
-                             "writable") from exc
+            raise StoreError(
+                f"cannot open the event store {self.path}: {exc}; check the directory exists and is writable"
+            ) from exc
 
     def _execute(self, sql: str, params: Sequence[Any] = ()) -> list[tuple[Any, ...]]:
         return list(self._conn.execute(sql, tuple(params)).fetchall())
@@ -329,5 +378,5 @@ def open_store(url: str | Path, table: str) -> SqliteStore | PostgresStore:
     if text.startswith(("postgresql://", "postgres://")):
         return PostgresStore(text, table)
     if text.startswith("sqlite:///"):
-        text = text[len("sqlite://"):]
+        text = text[len("sqlite://") :]
     return SqliteStore(text, table)

@@ -131,22 +131,86 @@ _E: Final = Role.ENGINE
 CHANNELS: Final[Mapping[Channel, ChannelSpec]] = {
     spec.channel: spec
     for spec in (
-        ChannelSpec(Channel.AVAIL, _ALL, frozenset({_E, Role.CONSOLE, Role.MONITOR}), 1, True,
-                    Secrecy.PUBLIC, True, "process availability; the Last Will sets it offline"),
-        ChannelSpec(Channel.BIRTH, _ALL, frozenset({_E, Role.CONSOLE}), 1, True,
-                    Secrecy.PUBLIC, True, "who a process is: session counter, version, capabilities"),
-        ChannelSpec(Channel.SHOE, frozenset({Role.BRIDGE, _E}), frozenset({_E}), 1, False,
-                    Secrecy.SECRET, False, "every card drawn from the RFID shoe, with its identity"),
-        ChannelSpec(Channel.VISION, frozenset({Role.VISION, _E}), frozenset({_E}), 1, False,
-                    Secrecy.PUBLIC, False, "what the cameras see on the felt (face-up cards only)"),
-        ChannelSpec(Channel.COMMAND, frozenset({Role.CONSOLE, _E}), frozenset({_E}), 1, False,
-                    Secrecy.PUBLIC, False, "dealer actions, reports, rulings, manual cards, seating"),
-        ChannelSpec(Channel.STATE, frozenset({_E}), frozenset({_E, Role.CONSOLE, Role.MONITOR}), 1, True,
-                    Secrecy.PUBLIC, False, "everything a player may see, as one retained snapshot"),
-        ChannelSpec(Channel.PROMPT, frozenset({_E}), frozenset({_E, Role.CONSOLE}), 1, True,
-                    Secrecy.PUBLIC, False, "open irregularity prompts for the dealer, as one retained list"),
-        ChannelSpec(Channel.HISTORY, frozenset({_E}), frozenset({_E, Role.RECORDER}), 1, False,
-                    Secrecy.SECRET, False, "a finished hand, published only after the pot is awarded"),
+        ChannelSpec(
+            Channel.AVAIL,
+            _ALL,
+            frozenset({_E, Role.CONSOLE, Role.MONITOR}),
+            1,
+            True,
+            Secrecy.PUBLIC,
+            True,
+            "process availability; the Last Will sets it offline",
+        ),
+        ChannelSpec(
+            Channel.BIRTH,
+            _ALL,
+            frozenset({_E, Role.CONSOLE}),
+            1,
+            True,
+            Secrecy.PUBLIC,
+            True,
+            "who a process is: session counter, version, capabilities",
+        ),
+        ChannelSpec(
+            Channel.SHOE,
+            frozenset({Role.BRIDGE, _E}),
+            frozenset({_E}),
+            1,
+            False,
+            Secrecy.SECRET,
+            False,
+            "every card drawn from the RFID shoe, with its identity",
+        ),
+        ChannelSpec(
+            Channel.VISION,
+            frozenset({Role.VISION, _E}),
+            frozenset({_E}),
+            1,
+            False,
+            Secrecy.PUBLIC,
+            False,
+            "what the cameras see on the felt (face-up cards only)",
+        ),
+        ChannelSpec(
+            Channel.COMMAND,
+            frozenset({Role.CONSOLE, _E}),
+            frozenset({_E}),
+            1,
+            False,
+            Secrecy.PUBLIC,
+            False,
+            "dealer actions, reports, rulings, manual cards, seating",
+        ),
+        ChannelSpec(
+            Channel.STATE,
+            frozenset({_E}),
+            frozenset({_E, Role.CONSOLE, Role.MONITOR}),
+            1,
+            True,
+            Secrecy.PUBLIC,
+            False,
+            "everything a player may see, as one retained snapshot",
+        ),
+        ChannelSpec(
+            Channel.PROMPT,
+            frozenset({_E}),
+            frozenset({_E, Role.CONSOLE}),
+            1,
+            True,
+            Secrecy.PUBLIC,
+            False,
+            "open irregularity prompts for the dealer, as one retained list",
+        ),
+        ChannelSpec(
+            Channel.HISTORY,
+            frozenset({_E}),
+            frozenset({_E, Role.RECORDER}),
+            1,
+            False,
+            Secrecy.SECRET,
+            False,
+            "a finished hand, published only after the pot is awarded",
+        ),
     )
 }
 
@@ -203,7 +267,7 @@ def parse_topic(name: str) -> TopicInfo:
     prefix = ROOT + "/"
     if not name.startswith(prefix):
         raise WireError(f"topic {name!r} is not under {prefix!r}")
-    parts = name[len(prefix):].split("/")
+    parts = name[len(prefix) :].split("/")
     if len(parts) < 2:
         raise WireError(f"topic {name!r} has no channel after the table id")
     table = _check_id("table id", parts[0])
@@ -221,7 +285,9 @@ def parse_topic(name: str) -> TopicInfo:
         if extra:
             raise WireError(f"topic {name!r}: unexpected levels after channel {channel}")
         return TopicInfo(table, channel, None)
-    raise WireError(f"topic {name!r}: unknown channel {'/'.join(rest)!r}; known: {', '.join(map(str, Channel))}")
+    raise WireError(
+        f"topic {name!r}: unknown channel {'/'.join(rest)!r}; known: {', '.join(map(str, Channel))}"
+    )
 
 
 # --------------------------------------------------------------------------- field rules
@@ -247,8 +313,12 @@ def integer(lo: int = 0, hi: int = MAX_COUNTER) -> Check:
 
 def number(lo: float, hi: float) -> Check:
     def check(value: Any, path: str) -> Any:
-        if (isinstance(value, bool) or not isinstance(value, int | float) or not math.isfinite(value)
-                or not lo <= value <= hi):
+        if (
+            isinstance(value, bool)
+            or not isinstance(value, int | float)
+            or not math.isfinite(value)
+            or not lo <= value <= hi
+        ):
             raise _fail(path, f"a number from {lo} to {hi}", value)
         return value
 
@@ -369,7 +439,13 @@ def _seats(value: Any, path: str) -> Any:
     if len(value) > 10:
         raise _fail(path, "an object of at most 10 seats", value)
     for key, view in value.items():
-        if not (isinstance(key, str) and key.isascii() and key.isdigit() and 1 <= int(key) <= 10 and str(int(key)) == key):
+        if not (
+            isinstance(key, str)
+            and key.isascii()
+            and key.isdigit()
+            and 1 <= int(key) <= 10
+            and str(int(key)) == key
+        ):
             raise _fail(f"{path}.{key}", "keyed by a seat number '1' to '10'", key)
         _seat_view(view, f"{path}.{key}")
     return value
@@ -377,8 +453,12 @@ def _seats(value: Any, path: str) -> Any:
 
 def _irregular(value: Any, path: str) -> Any:
     any_object(value, path)
-    body = _check_fields(value, (F("kind", word), F("seat", nullable(seat_no)), F("card", nullable(card_or_unknown))),
-                         extra=False, path=path + ".")
+    body = _check_fields(
+        value,
+        (F("kind", word), F("seat", nullable(seat_no)), F("card", nullable(card_or_unknown))),
+        extra=False,
+        path=path + ".",
+    )
     return body
 
 
@@ -386,9 +466,15 @@ def _prompt_entry(value: Any, path: str) -> Any:
     any_object(value, path)
     return _check_fields(
         value,
-        (F("prompt", ident), F("text", text(2000)), F("options", list_of(ident, 16)),
-         F("labels", list_of(text(200), 16), required=False), F("rule", nullable(text(200)), required=False)),
-        extra=True, path=path + ".",
+        (
+            F("prompt", ident),
+            F("text", text(2000)),
+            F("options", list_of(ident, 16)),
+            F("labels", list_of(text(200), 16), required=False),
+            F("rule", nullable(text(200)), required=False),
+        ),
+        extra=True,
+        path=path + ".",
     )
 
 
@@ -410,51 +496,147 @@ def schemas() -> Mapping[tuple[Channel, str], Schema]:
 
 
 _DEFAULTS: tuple[tuple[Channel, str, Schema], ...] = (
-    (Channel.BIRTH, "birth", Schema(
-        (F("role", one_of(*map(str, Role))), F("version", text(64)), F("capabilities", list_of(word, 32))),
-        doc="sent retained at every connect; 'session' is the restart counter")),
-    (Channel.SHOE, "card_drawn", Schema(
-        (F("counter", integer()), F("uid", uid_hex), F("card", nullable(card)), F("deck", nullable(ident)),
-         F("quality", integer(0, 255)), F("status", one_of("ok", "unknown_tag", "foreign_deck", "duplicate"))),
-        rule=_card_drawn_rule, doc="one card drawn from the shoe, in draw order")),
-    (Channel.SHOE, "tag_seen", Schema(
-        (F("counter", integer()), F("antenna", integer(0, 10)), F("uid", uid_hex), F("card", nullable(card)),
-         F("deck", nullable(ident)), F("quality", integer(0, 255))),
-        doc="a tag arrived at a seat antenna (optional hardware)")),
-    (Channel.SHOE, "shoe_loaded", Schema((F("deck", nullable(ident), required=False),),
-                                         doc="a deck was loaded into the shoe")),
+    (
+        Channel.BIRTH,
+        "birth",
+        Schema(
+            (
+                F("role", one_of(*map(str, Role))),
+                F("version", text(64)),
+                F("capabilities", list_of(word, 32)),
+                F("last_seq", integer()),
+            ),
+            doc="sent retained at every connect with seq 0; 'session' is the restart counter, 'last_seq' the "
+            "highest seq sent so far in this session",
+        ),
+    ),
+    (
+        Channel.SHOE,
+        "card_drawn",
+        Schema(
+            (
+                F("counter", integer()),
+                F("uid", uid_hex),
+                F("card", nullable(card)),
+                F("deck", nullable(ident)),
+                F("quality", integer(0, 255)),
+                F("status", one_of("ok", "unknown_tag", "foreign_deck", "duplicate")),
+            ),
+            rule=_card_drawn_rule,
+            doc="one card drawn from the shoe, in draw order",
+        ),
+    ),
+    (
+        Channel.SHOE,
+        "tag_seen",
+        Schema(
+            (
+                F("counter", integer()),
+                F("antenna", integer(0, 10)),
+                F("uid", uid_hex),
+                F("card", nullable(card)),
+                F("deck", nullable(ident)),
+                F("quality", integer(0, 255)),
+            ),
+            doc="a tag arrived at a seat antenna (optional hardware)",
+        ),
+    ),
+    (
+        Channel.SHOE,
+        "shoe_loaded",
+        Schema((F("deck", nullable(ident), required=False),), doc="a deck was loaded into the shoe"),
+    ),
     (Channel.SHOE, "shoe_empty", Schema((), doc="the shoe reports no cards left")),
-    (Channel.SHOE, "device_error", Schema((F("code", text(64)), F("text", text(500))),
-                                          doc="the shoe or its link reports a fault")),
-    (Channel.SHOE, "reset", Schema((F("reason", text(200), required=False),),
-                                   doc="the shoe device restarted; its counter starts again")),
-    (Channel.VISION, "observation", Schema(
-        (F("frame", integer()), F("seats", _seats), F("changed", list_of(seat_no, 10)),
-         F("irregular", list_of(_irregular, 32)), F("fps", number(0, 1000))),
-        doc="the debounced view of the felt; only face-up cards are named")),
-    (Channel.COMMAND, "action", Schema(
-        (F("seat", seat_no), F("action", word), F("amount", nullable(chips))),
-        doc="a player's action as the dealer entered it")),
-    (Channel.COMMAND, "report", Schema((F("report", word), F("seat", nullable(seat_no))), extra=True,
-                                       doc="something the dealer saw that no sensor sees")),
-    (Channel.COMMAND, "ruling", Schema((F("prompt", ident), F("option", ident)),
-                                       doc="the dealer's choice on an open prompt")),
-    (Channel.COMMAND, "manual_card", Schema((F("seat", seat_no), F("card", card_or_unknown), F("face_up", boolean)),
-                                            doc="a card entered by hand when shoe or camera is down")),
-    (Channel.COMMAND, "table", Schema((F("op", word), F("seat", nullable(seat_no))), extra=True,
-                                      doc="seat, leave, buy-in and the like, between hands")),
+    (
+        Channel.SHOE,
+        "device_error",
+        Schema((F("code", text(64)), F("text", text(500))), doc="the shoe or its link reports a fault"),
+    ),
+    (
+        Channel.SHOE,
+        "reset",
+        Schema(
+            (F("reason", text(200), required=False),),
+            doc="the shoe device restarted; its counter starts again",
+        ),
+    ),
+    (
+        Channel.VISION,
+        "observation",
+        Schema(
+            (
+                F("frame", integer()),
+                F("seats", _seats),
+                F("changed", list_of(seat_no, 10)),
+                F("irregular", list_of(_irregular, 32)),
+                F("fps", number(0, 1000)),
+            ),
+            doc="the debounced view of the felt; only face-up cards are named",
+        ),
+    ),
+    (
+        Channel.COMMAND,
+        "action",
+        Schema(
+            (F("seat", seat_no), F("action", word), F("amount", nullable(chips))),
+            doc="a player's action as the dealer entered it",
+        ),
+    ),
+    (
+        Channel.COMMAND,
+        "report",
+        Schema(
+            (F("report", word), F("seat", nullable(seat_no))),
+            extra=True,
+            doc="something the dealer saw that no sensor sees",
+        ),
+    ),
+    (
+        Channel.COMMAND,
+        "ruling",
+        Schema((F("prompt", ident), F("option", ident)), doc="the dealer's choice on an open prompt"),
+    ),
+    (
+        Channel.COMMAND,
+        "manual_card",
+        Schema(
+            (F("seat", seat_no), F("card", card_or_unknown), F("face_up", boolean)),
+            doc="a card entered by hand when shoe or camera is down",
+        ),
+    ),
+    (
+        Channel.COMMAND,
+        "table",
+        Schema(
+            (F("op", word), F("seat", nullable(seat_no))),
+            extra=True,
+            doc="seat, leave, buy-in and the like, between hands",
+        ),
+    ),
     (Channel.STATE, "state", Schema((F("state", any_object),), doc="the public table snapshot")),
     (Channel.PROMPT, "prompts", Schema((F("open", list_of(_prompt_entry, 32)),), doc="all open prompts")),
-    (Channel.HISTORY, "hand", Schema(
-        (F("hand", ident), F("variant", text(16)), F("events", list_of(any_json, 100_000)),
-         F("phh", nullable(text(MAX_PAYLOAD_BYTES)))), extra=True,
-        doc="a finished hand, sent after the pot is awarded")),
+    (
+        Channel.HISTORY,
+        "hand",
+        Schema(
+            (
+                F("hand", ident),
+                F("variant", text(16)),
+                F("events", list_of(any_json, 100_000)),
+                F("phh", nullable(text(MAX_PAYLOAD_BYTES))),
+            ),
+            extra=True,
+            doc="a finished hand, sent after the pot is awarded",
+        ),
+    ),
 )
 for _channel, _kind, _schema in _DEFAULTS:
     register_schema(_channel, _kind, _schema)
 
 
-def _check_fields(body: Mapping[str, Any], fields: Iterable[F], *, extra: bool, path: str = "") -> dict[str, Any]:
+def _check_fields(
+    body: Mapping[str, Any], fields: Iterable[F], *, extra: bool, path: str = ""
+) -> dict[str, Any]:
     out: dict[str, Any] = {}
     names = set()
     for spec in fields:
@@ -502,6 +684,7 @@ class BirthBody(TypedDict):
     role: str
     version: str
     capabilities: list[str]
+    last_seq: int
 
 
 @dataclass(frozen=True, slots=True)
@@ -539,12 +722,14 @@ class Message:
 
 
 def availability(table: str, device: str, online: bool) -> Message:
-    return Message(table, Channel.AVAIL, AVAILABILITY_ONLINE if online else AVAILABILITY_OFFLINE, device,
-                   None, None, {})
+    return Message(
+        table, Channel.AVAIL, AVAILABILITY_ONLINE if online else AVAILABILITY_OFFLINE, device, None, None, {}
+    )
 
 
-def make(table: str, channel: Channel, kind: str, *, source: str, session: int, seq: int,
-         **body: Any) -> Message:
+def make(
+    table: str, channel: Channel, kind: str, *, source: str, session: int, seq: int, **body: Any
+) -> Message:
     """Build a message and check it now, so that a bad message fails at the sender, not the receiver."""
     msg = Message(table, channel, kind, source, session, seq, dict(body))
     return validate(msg)
@@ -584,8 +769,13 @@ def encode(msg: Message) -> bytes:
     msg = validate(msg)
     if msg.channel is Channel.AVAIL:
         return msg.kind.encode("ascii")
-    doc: dict[str, Any] = {"v": WIRE_VERSION, "source": msg.source, "session": msg.session, "seq": msg.seq,
-                           "kind": msg.kind}
+    doc: dict[str, Any] = {
+        "v": WIRE_VERSION,
+        "source": msg.source,
+        "session": msg.session,
+        "seq": msg.seq,
+        "kind": msg.kind,
+    }
     doc.update(msg.body)
     try:
         return json.dumps(doc, separators=(",", ":"), ensure_ascii=False, allow_nan=False).encode("utf-8")
@@ -625,7 +815,9 @@ def decode(topic_name: str, payload: bytes) -> Message:
     except WireError as exc:
         raise WireError(f"{topic_name}: {exc}") from None
     except json.JSONDecodeError as exc:
-        raise WireError(f"{topic_name}: payload is not JSON ({exc.msg} at line {exc.lineno} column {exc.colno})") from None
+        raise WireError(
+            f"{topic_name}: payload is not JSON ({exc.msg} at line {exc.lineno} column {exc.colno})"
+        ) from None
     except ValueError as exc:  # e.g. an integer literal longer than Python's digit limit
         raise WireError(f"{topic_name}: payload is not usable JSON ({exc})"[:300]) from None
     except RecursionError:
@@ -645,7 +837,9 @@ def decode(topic_name: str, payload: bytes) -> Message:
     if not isinstance(source, str):
         raise WireError(f"{topic_name}: field 'source' must be a device id string")
     if info.device is not None and source != info.device:
-        raise WireError(f"{topic_name}: field 'source' {source!r} does not match the topic's device {info.device!r}")
+        raise WireError(
+            f"{topic_name}: field 'source' {source!r} does not match the topic's device {info.device!r}"
+        )
     body = {k: v for k, v in doc.items() if k not in HEADER_FIELDS}
     try:
         return validate(Message(info.table, info.channel, kind, source, doc["session"], doc["seq"], body))

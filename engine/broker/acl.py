@@ -78,14 +78,20 @@ class Acl:
         return rules
 
     def may_publish(self, username: str | None, client_id: str | None, topic: str) -> bool:
-        return any(r.allows("write") and topic_matches(r.topic, topic) for r in self._rules(username, client_id))
+        return any(
+            r.allows("write") and topic_matches(r.topic, topic) for r in self._rules(username, client_id)
+        )
 
     def may_receive(self, username: str | None, client_id: str | None, topic: str) -> bool:
-        return any(r.allows("read") and topic_matches(r.topic, topic) for r in self._rules(username, client_id))
+        return any(
+            r.allows("read") and topic_matches(r.topic, topic) for r in self._rules(username, client_id)
+        )
 
     def may_subscribe(self, username: str | None, client_id: str | None, topic_filter: str) -> bool:
-        return any(r.allows("read") and filter_covers(r.topic, topic_filter)
-                   for r in self._rules(username, client_id))
+        return any(
+            r.allows("read") and filter_covers(r.topic, topic_filter)
+            for r in self._rules(username, client_id)
+        )
 
 
 def topic_matches(topic_filter: str, topic: str) -> bool:
@@ -129,7 +135,9 @@ def _merge(rules: Iterable[tuple[str, Literal["read", "write"]]]) -> tuple[Rule,
         by_topic.setdefault(topic, set()).add(access)
     out = []
     for topic, kinds in by_topic.items():
-        merged: Access = "readwrite" if kinds == {"read", "write"} else ("read" if "read" in kinds else "write")
+        merged: Access = (
+            "readwrite" if kinds == {"read", "write"} else ("read" if "read" in kinds else "write")
+        )
         out.append(Rule(merged, topic))
     return tuple(out)
 
@@ -151,8 +159,9 @@ def role_rules(role: Role, table: str = "+") -> tuple[Rule, ...]:
 
 def device_patterns(table: str = "+") -> tuple[Rule, ...]:
     """Every process may write the availability and birth of its own client id, and no other."""
-    return tuple(Rule("write", f"{ROOT}/{table}/{spec.channel}/%c")
-                 for spec in CHANNELS.values() if spec.per_device)
+    return tuple(
+        Rule("write", f"{ROOT}/{table}/{spec.channel}/%c") for spec in CHANNELS.values() if spec.per_device
+    )
 
 
 def build_acl(table: str = "+", usernames: Mapping[Role, str] | None = None) -> Acl:

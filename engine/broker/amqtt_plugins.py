@@ -46,7 +46,9 @@ class StudtableAuthPlugin(BaseAuthPlugin):  # type: ignore[misc]  # amqtt is unt
         if getattr(session, "will_flag", False):
             will_topic = session.will_topic or ""
             if not self._acl.may_publish(username, session.client_id, will_topic):
-                self.context.logger.info(f"login refused for {username!r}: Will topic {will_topic!r} not writable")
+                self.context.logger.info(
+                    f"login refused for {username!r}: Will topic {will_topic!r} not writable"
+                )
                 return False
         return True
 
@@ -62,8 +64,9 @@ class StudtableAclPlugin(BaseTopicPlugin):  # type: ignore[misc]
         super().__init__(context)
         self._acl = parse_acl(Path(self.config.acl_file).read_text("utf-8"))
 
-    async def topic_filtering(self, *, session: Any = None, topic: str | None = None,
-                              action: Any = None) -> bool | None:
+    async def topic_filtering(
+        self, *, session: Any = None, topic: str | None = None, action: Any = None
+    ) -> bool | None:
         if session is None or not topic:
             return False
         user, client = session.username, session.client_id

@@ -1,7 +1,7 @@
 """``studtable broker``: run the embedded broker, or generate the mosquitto configuration.
 
-    studtable broker [--host 127.0.0.1] [--port 1883] [--config-dir DIR]
-    studtable broker config --out DIR [--host H] [--port P] [--table T] [--data-dir D] [--run-as USER]
+studtable broker [--host 127.0.0.1] [--port 1883] [--config-dir DIR]
+studtable broker config --out DIR [--host H] [--port P] [--table T] [--data-dir D] [--run-as USER]
 """
 
 from __future__ import annotations
@@ -19,14 +19,22 @@ from engine.broker.config import DEFAULT_HOST, DEFAULT_PORT, load_files, write_c
 
 def register(sub: Any) -> None:
     """Add ``broker`` (and ``broker config``) to the ``studtable`` parser."""
-    broker = sub.add_parser("broker", help="run the embedded MQTT broker, or write the mosquitto config",
-                            description="Without a subcommand: run the embedded amqtt broker on loopback with the "
-                                        "studtable users and access rules.")
-    broker.add_argument("--host", default=DEFAULT_HOST, help="address to bind (loopback only; default %(default)s)")
+    broker = sub.add_parser(
+        "broker",
+        help="run the embedded MQTT broker, or write the mosquitto config",
+        description="Without a subcommand: run the embedded amqtt broker on loopback with the "
+        "studtable users and access rules.",
+    )
+    broker.add_argument(
+        "--host", default=DEFAULT_HOST, help="address to bind (loopback only; default %(default)s)"
+    )
     broker.add_argument("--port", type=int, default=DEFAULT_PORT, help="TCP port (default %(default)s)")
-    broker.add_argument("--config-dir", type=Path, default=Path("broker"),
-                        help="directory with the generated users and ACL; generated there if missing "
-                             "(default ./%(default)s)")
+    broker.add_argument(
+        "--config-dir",
+        type=Path,
+        default=Path("broker"),
+        help="directory with the generated users and ACL; generated there if missing (default ./%(default)s)",
+    )
     broker.set_defaults(handler=_run)
     actions = broker.add_subparsers(dest="broker_command", metavar="SUBCOMMAND")
     config = actions.add_parser("config", help="write mosquitto.conf, passwd, acl and credentials.json")
@@ -34,15 +42,17 @@ def register(sub: Any) -> None:
     config.add_argument("--host", default=DEFAULT_HOST, help="listener address (default %(default)s)")
     config.add_argument("--port", type=int, default=DEFAULT_PORT, help="listener port (default %(default)s)")
     config.add_argument("--table", default="+", help="limit the rules to one table id (default: any table)")
-    config.add_argument("--data-dir", type=Path, default=None, help="mosquitto persistence directory "
-                        "(default OUT/data)")
+    config.add_argument(
+        "--data-dir", type=Path, default=None, help="mosquitto persistence directory (default OUT/data)"
+    )
     config.add_argument("--run-as", default=None, help="account mosquitto drops to when started as root")
     config.set_defaults(handler=_config)
 
 
 def _config(args: argparse.Namespace) -> int:
-    files = write_config(args.out, host=args.host, port=args.port, table=args.table, data_dir=args.data_dir,
-                         run_as=args.run_as)
+    files = write_config(
+        args.out, host=args.host, port=args.port, table=args.table, data_dir=args.data_dir, run_as=args.run_as
+    )
     print(f"wrote {files.mosquitto_conf}, {files.password_file}, {files.acl_file}")
     print(f"credentials for each role (keep private): {files.credentials_file}")
     print(f"run: mosquitto -c {files.mosquitto_conf}")
@@ -50,7 +60,7 @@ def _config(args: argparse.Namespace) -> int:
 
 
 def _run(args: argparse.Namespace) -> int:
-    from engine.broker.embedded import BrokerStartError, serve
+    from engine.broker.embedded import BrokerStartError, serve, shutdown
 
     directory: Path = args.config_dir
     if (directory / "studtable-broker.json").exists():
@@ -61,15 +71,17 @@ def _run(args: argparse.Namespace) -> int:
 
     async def main() -> None:
         broker = await serve(files, args.host, args.port)
-        print(f"studtable embedded broker (amqtt, MQTT 3.1.1) on {args.host}:{args.port}; Ctrl-C stops it",
-              flush=True)
+        print(
+            f"studtable embedded broker (amqtt, MQTT 3.1.1) on {args.host}:{args.port}; Ctrl-C stops it",
+            flush=True,
+        )
         stop = asyncio.Event()
         loop = asyncio.get_running_loop()
         for sig in (signal.SIGINT, signal.SIGTERM):
             with contextlib.suppress(NotImplementedError):
                 loop.add_signal_handler(sig, stop.set)
         await stop.wait()
-        await broker.shutdown()
+        await shutdown(broker)
 
     try:
         asyncio.run(main())

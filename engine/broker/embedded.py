@@ -38,8 +38,10 @@ def _check_loopback(host: str, allow_remote: bool) -> None:
     except ValueError:
         loopback = host == "localhost"
     if not loopback:
-        raise BrokerStartError(f"refusing to bind the embedded broker to {host}: it is for one machine; bind "
-                               "127.0.0.1, or deploy mosquitto with `studtable broker config` for a network")
+        raise BrokerStartError(
+            f"refusing to bind the embedded broker to {host}: it is for one machine; bind "
+            "127.0.0.1, or deploy mosquitto with `studtable broker config` for a network"
+        )
 
 
 def amqtt_config(files: BrokerFiles, host: str, port: int) -> dict[str, Any]:
@@ -49,8 +51,10 @@ def amqtt_config(files: BrokerFiles, host: str, port: int) -> dict[str, Any]:
         "listeners": {"default": {"type": "tcp", "bind": f"{host}:{port}", "max_connections": 0}},
         "timeout_disconnect_delay": 0,
         "plugins": {
-            f"{plugins}.StudtableAuthPlugin": {"password_file": str(files.password_file),
-                                                "acl_file": str(files.acl_file)},
+            f"{plugins}.StudtableAuthPlugin": {
+                "password_file": str(files.password_file),
+                "acl_file": str(files.acl_file),
+            },
             f"{plugins}.StudtableAclPlugin": {"acl_file": str(files.acl_file)},
         },
     }
@@ -70,15 +74,35 @@ def _checked_broker_class() -> Any:
     from amqtt.broker import Broker
     from amqtt.contexts import Action
 
-    for name in ("_publish_retained_messages_for_subscription", "_get_handler", "_matches", "_topic_filtering"):
+    for name in (
+        "_publish_retained_messages_for_subscription",
+        "_get_handler",
+        "_matches",
+        "_topic_filtering",
+    ):
         if not hasattr(Broker, name):
             raise BrokerStartError(f"this amqtt version lacks Broker.{name}; studtable needs amqtt 0.12.x")
 
     class CheckedBroker(Broker):  # type: ignore[misc]
-        async def _publish_retained_messages_for_subscription(self, subscription: tuple[str, int],
-                                                              session: Any) -> None:
+        def __init__(self, *args: Any, **kwargs: Any) -> None:
+            super().__init__(*args, **kwargs)
+            self.studtable_writers: set[Any] = set()
+
+        async def stream_connected(self, reader: Any, writer: Any, listener_name: str) -> None:
+            # Remember every client connection so that a stop can always drop them.
+            self.studtable_writers.add(writer)
+            try:
+                await super().stream_connected(reader, writer, listener_name)
+            finally:
+                self.studtable_writers.discard(writer)
+
+        async def _publish_retained_messages_for_subscription(
+            self, subscription: tuple[str, int], session: Any
+        ) -> None:
             topic_filter, _ = subscription
-            own = [q for s, q in self._subscriptions.get(topic_filter, []) if s.client_id == session.client_id]
+            own = [
+                q for s, q in self._subscriptions.get(topic_filter, []) if s.client_id == session.client_id
+            ]
             if not own:
                 return
             handler = self._get_handler(session)
@@ -91,15 +115,39 @@ def _checked_broker_class() -> Any:
                 if not await self._topic_filtering(session, name, Action.RECEIVE):
                     continue
                 qos = min(own[0], retained.qos if retained.qos is not None else own[0])
-                tasks.append(asyncio.ensure_future(handler.mqtt_publish(name, retained.data, qos, retain=True)))
+                tasks.append(
+                    asyncio.ensure_future(handler.mqtt_publish(name, retained.data, qos, retain=True))
+                )
             if tasks:
                 await asyncio.wait(tasks)
 
     return CheckedBroker
 
 
-async def serve(files: BrokerFiles, host: str = "127.0.0.1", port: int | None = None, *,
-                allow_remote: bool = False) -> Any:
+async def shutdown(broker: Any, timeout: float = 3.0) -> None:
+    """Stop an amqtt broker so that its clients see the connection drop, even if amqtt stalls.
+
+    amqtt 0.12's ``shutdown`` sometimes waits for ever on a session's handler (seen with a
+    persistent session and queued messages); a broker that will not stop would hang the
+    demo and the tests.  So: ask nicely for ``timeout`` seconds, then abort every client
+    connection and close the listeners.
+    """
+    try:
+        await asyncio.wait_for(broker.shutdown(), timeout)
+    except Exception as exc:  # includes TimeoutError
+        log.warning("amqtt did not shut down cleanly (%r); dropping its connections", exc)
+    for writer in list(getattr(broker, "studtable_writers", ())):
+        with contextlib.suppress(Exception):
+            writer.transport.abort()
+    for server in list(getattr(broker, "_servers", {}).values()):
+        instance = getattr(server, "instance", None)
+        if instance is not None:
+            instance.close()
+
+
+async def serve(
+    files: BrokerFiles, host: str = "127.0.0.1", port: int | None = None, *, allow_remote: bool = False
+) -> Any:
     """Start an amqtt broker in the running loop and return it (call ``await broker.shutdown()``)."""
     _check_loopback(host, allow_remote)
     port = files.port if port is None else port
@@ -107,8 +155,10 @@ async def serve(files: BrokerFiles, host: str = "127.0.0.1", port: int | None = 
     try:
         await broker.start()
     except Exception as exc:
-        raise BrokerStartError(f"amqtt could not listen on {host}:{port}: {exc}; is another broker using the "
-                               "port? (`ss -ltnp | grep {port}`)") from exc
+        raise BrokerStartError(
+            f"amqtt could not listen on {host}:{port}: {exc}; is another broker using the "
+            "port? (`ss -ltnp | grep {port}`)"
+        ) from exc
     return broker
 
 
@@ -152,8 +202,7 @@ class EmbeddedBroker:
             return
         self._ready.set()
         await self._stopped.wait()
-        with contextlib.suppress(Exception):
-            await self._broker.shutdown()
+        await shutdown(self._broker)
 
     def stop(self, timeout: float = 10.0) -> None:
         """Shut the broker down (clients see the connection drop) and join its thread."""
@@ -175,9 +224,15 @@ def free_port(host: str = "127.0.0.1") -> int:
         return port
 
 
-def start_embedded_broker(host: str = "127.0.0.1", port: int = 0, *, config_dir: str | Path | None = None,
-                          passwords: Mapping[Role, str] | None = None, table: str = "+",
-                          allow_remote: bool = False) -> EmbeddedBroker:
+def start_embedded_broker(
+    host: str = "127.0.0.1",
+    port: int = 0,
+    *,
+    config_dir: str | Path | None = None,
+    passwords: Mapping[Role, str] | None = None,
+    table: str = "+",
+    allow_remote: bool = False,
+) -> EmbeddedBroker:
     """Start amqtt on a thread with the studtable users and rules; return once it listens.
 
     ``config_dir`` is a directory from ``studtable broker config`` (its passwords are
@@ -190,6 +245,11 @@ def start_embedded_broker(host: str = "127.0.0.1", port: int = 0, *, config_dir:
     if config_dir is not None:
         files = load_files(config_dir)
     else:
-        files = write_config(tempfile.mkdtemp(prefix="studtable-broker-"), host=host, port=port, table=table,
-                             passwords=passwords)
+        files = write_config(
+            tempfile.mkdtemp(prefix="studtable-broker-"),
+            host=host,
+            port=port,
+            table=table,
+            passwords=passwords,
+        )
     return EmbeddedBroker(files, host, port, allow_remote=allow_remote).start()

@@ -64,6 +64,8 @@ def parse_password_file(text: str) -> dict[str, str]:
             continue
         user, sep, hashed = line.partition(":")
         if not sep or not user or not hashed.startswith("$7$"):
-            raise PasswordFileError(f"password file line {number}: expected 'user:$7$...' (mosquitto 2 format)")
+            raise PasswordFileError(
+                f"password file line {number}: expected 'user:$7$...' (mosquitto 2 format)"
+            )
         users[user] = hashed
     return users

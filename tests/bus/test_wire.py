@@ -29,7 +29,8 @@ def payload(kind: str, source: str = "shoe-1", **body: Any) -> bytes:
 
 
 SAMPLES: list[tuple[Channel, str, dict[str, Any]]] = [
-    (Channel.BIRTH, "birth", {"role": "bridge", "version": "0.1.0", "capabilities": ["seat_antennas"]}),
+    (Channel.BIRTH, "birth", {"role": "bridge", "version": "0.1.0", "capabilities": ["seat_antennas"],
+                              "last_seq": 0}),
     (Channel.SHOE, "card_drawn", card_drawn()),
     (Channel.SHOE, "card_drawn", card_drawn(card=None, deck=None, status="unknown_tag")),
     (Channel.SHOE, "tag_seen", {"counter": 1, "antenna": 3, "uid": "04a1b2c3", "card": None, "deck": None,
@@ -151,7 +152,7 @@ def test_nested_field_paths_are_named() -> None:
 
 
 def test_birth_source_must_match_topic_device() -> None:
-    data = payload("birth", source="shoe-2", role="bridge", version="1", capabilities=[])
+    data = payload("birth", source="shoe-2", role="bridge", version="1", capabilities=[], last_seq=0)
     with pytest.raises(WireError, match="does not match the topic's device 'shoe-1'"):
         wire.decode("studtable/v1/t1/birth/shoe-1", data)
 
@@ -197,7 +198,7 @@ header_like = st.fixed_dictionaries(
     optional={name: json_values for name in ("counter", "uid", "card", "deck", "quality", "status", "seats",
                                               "frame", "changed", "irregular", "fps", "seat", "action", "amount",
                                               "state", "open", "prompt", "option", "role", "version",
-                                              "capabilities", "hand", "events", "phh")},
+                                              "capabilities", "last_seq", "hand", "events", "phh")},
 )
 topics = st.sampled_from(
     [wire.topic(T, c) for c in Channel if not wire.CHANNELS[c].per_device]
