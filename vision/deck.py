@@ -34,9 +34,10 @@ from engine.cards import DECK
 CARD_W = 64  # canonical card width in template pixels
 STRIP_X0, STRIP_Y0 = 1, 1
 STRIP_W, STRIP_H = 16, 36
-BLUR = 0.7
+BLUR = 1.0
 BACK = 52  # label of the back
-THUMB = (12, 18)  # whole-card thumbnail (w, h) for telling a back from a face
+THUMB = (12, 18)
+AUGMENT = ((52, 0.0), (52, 0.5), (70, 0.25), (90, 0.5))  # (camera card width px, sub-pixel phase)  # whole-card thumbnail (w, h) for telling a back from a face
 MODEL_VERSION = 1
 
 CODES = [str(c) for c in DECK]
@@ -65,6 +66,7 @@ class DeckModel:
     weight: np.ndarray  # (STRIP_H, STRIP_W, 1) where the faces differ (the index glyphs)
     back_thumbs: np.ndarray  # (2, D) the whole back, both ways round, as unit vectors (empty without a back)
     plain: np.ndarray  # (N, D) the templates normalised but not embedded (for the blank-window gate)
+    variants: np.ndarray  # (N,) 0 for the two plain views of a card, k > 0 for camera-like resamplings
 
     @property
     def card_h(self) -> int:
@@ -131,6 +133,20 @@ def canonical_card(face: np.ndarray, aspect: float) -> np.ndarray:
     return cv2.resize(face, (CARD_W, round(CARD_W * aspect)), interpolation=cv2.INTER_AREA)
 
 
+def resampled_card(face: np.ndarray, aspect: float, src_w: int, phase: float) -> np.ndarray:
+    """The face as a camera with ``src_w`` pixels across the card would sample it, on the template grid."""
+    flat = canonical_card(face, aspect) if face.shape[1] < src_w else None
+    if face.ndim == 3 and face.shape[2] == 4:
+        alpha = face[:, :, 3:4].astype(np.float32) / 255
+        face = (face[:, :, :3].astype(np.float32) * alpha + 255 * (1 - alpha)).astype(np.uint8)
+    if flat is not None:
+        return flat
+    cam = cv2.resize(face, (src_w, round(src_w * aspect)), interpolation=cv2.INTER_AREA)
+    s = CARD_W / src_w
+    m = np.array([[s, 0, phase * s], [0, s, phase * s]], np.float32)
+    return cv2.warpAffine(cam, m, (CARD_W, round(CARD_W * aspect)), flags=cv2.INTER_LINEAR, borderMode=cv2.BORDER_REPLICATE)
+
+
 def channels(bgr: np.ndarray) -> np.ndarray:
     """(H, W, 3) uint8/float BGR -> float32 (H, W, 3): brightness, red-green, blue-yellow."""
     f = bgr.astype(np.float32)
@@ -183,17 +199,30 @@ def enroll(faces: Mapping[str, np.ndarray], back: np.ndarray | None = None, name
     if back is not None:
         bc = canonical_card(back, aspect)
         back_thumbs = np.stack([thumb(bc), thumb(cv2.rotate(bc, cv2.ROTATE_180))]).astype(np.float32)
+    variants = []
     for label, img in items:
         card = canonical_card(img, aspect)
         for view in (card, cv2.rotate(card, cv2.ROTATE_180)):
             labels.append(label)
             imgs.append(strip_of(view))
+            variants.append(0)
+    # Extra views of each card as a camera sees it: sampled by a coarser pixel grid at a
+    # few card sizes and sub-pixel phases, then resampled to the template grid, so that
+    # the match does not hinge on the sampling phase of a 7-pixel suit sign.
+    for label, img in items:
+        for k, (src_w, phase) in enumerate(AUGMENT, start=1):
+            card = resampled_card(img, aspect, src_w, phase)
+            for view in (card, cv2.rotate(card, cv2.ROTATE_180)):
+                labels.append(label)
+                imgs.append(strip_of(view))
+                variants.append(k)
     images = np.stack(imgs).astype(np.float32)
     lab = np.array(labels, np.int32)
-    mean, weight = _statistics(images, lab)
+    var = np.array(variants, np.int32)
+    mean, weight = _statistics(images[var == 0], lab[var == 0])
     plain, flat = embed2(images, mean, weight)
     # Two cards whose strips are the same picture cannot be told apart by the corner: refuse the deck.
-    raw = normalize(images).reshape(len(images), -1)
+    raw = normalize(images[var == 0]).reshape(int((var == 0).sum()), -1)
     sim = raw[::2] @ raw[::2].T
     np.fill_diagonal(sim, 0)
     i, j = np.unravel_index(int(np.argmax(sim)), sim.shape)
@@ -202,7 +231,7 @@ def enroll(faces: Mapping[str, np.ndarray], back: np.ndarray | None = None, name
         raise EnrollmentError(
             f"faces {names[labels[2 * i]]} and {names[labels[2 * j]]} have the same index corner; is one file a copy of the other?"
         )
-    return DeckModel(name, aspect, lab, flat.astype(np.float32), images, back is not None, mean, weight, back_thumbs, plain)
+    return DeckModel(name, aspect, lab, flat.astype(np.float32), images, back is not None, mean, weight, back_thumbs, plain, var)
 
 
 # -- edge: files ----------------------------------------------------------------------------
@@ -250,7 +279,7 @@ def save(model: DeckModel, path: Path) -> None:
     np.savez_compressed(
         buf, version=MODEL_VERSION, name=model.name, aspect=model.aspect, labels=model.labels,
         templates=model.templates, images=model.images, has_back=model.has_back, mean=model.mean, weight=model.weight,
-        back_thumbs=model.back_thumbs, plain=model.plain,
+        back_thumbs=model.back_thumbs, plain=model.plain, variants=model.variants,
         strip=np.array([CARD_W, STRIP_X0, STRIP_Y0, STRIP_W, STRIP_H]),
     )
     path.write_bytes(buf.getvalue())
@@ -268,5 +297,5 @@ def load(path: Path) -> DeckModel:
         raise EnrollmentError(f"deck file {path} was made by another version of studtable; enroll the deck again")
     return DeckModel(
         str(z["name"]), float(z["aspect"]), z["labels"], z["templates"], z["images"], bool(z["has_back"]), z["mean"], z["weight"],
-        z["back_thumbs"], z["plain"],
+        z["back_thumbs"], z["plain"], z["variants"],
     )

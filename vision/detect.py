@@ -50,10 +50,11 @@ from vision.deck import BACK, CARD_W, STRIP_H, STRIP_W, STRIP_X0, STRIP_Y0, Deck
 MIN_GAP, MAX_GAP = 0.22, 0.68  # stud row offsets, as fractions of a card width
 SCAN = 2  # coarse scan subsampling (pixels of the template scale)
 DOWN_GAP_MM = 8.0
-COVERED_MIN = 0.8  # a covered card is only believed when its corner matches this well
+COVERED_MIN = 0.84  # a covered card is only believed when its corner matches this well
 BACK_MIN = 0.7  # whole-card likeness to the enrolled back that makes a blob face-down cards
 PLAN_TAU = 0.5  # coarse score a guessed card edge must beat to be worth a card
 CANDIDATES = 24
+QUERY_BLUR = 0.4
 PLAIN_MIN = 0.6  # plain correlation below this costs score one for one (blank paper is not a card)
 PAD_X, PAD_Y = 2, 3  # slack of the fine match, template pixels
 MARGIN = 6  # crop rows above and below the card, template pixels
@@ -155,7 +156,7 @@ class FeltSegmenter:
             same = cv2.bitwise_and(cv2.LUT(hue, lut), cv2.threshold(sat, 0.45 * sm, 255, cv2.THRESH_BINARY)[1])
             bg |= cv2.bitwise_and(same, region)
         fg = cv2.bitwise_and(cv2.bitwise_not(bg), cv2.bitwise_or(self.felt_mask, self.rail_mask))
-        return cv2.morphologyEx(fg, cv2.MORPH_OPEN, np.ones((3, 3), np.uint8))
+        return cv2.medianBlur(fg, 3)
 
     def blobs(self, frame: np.ndarray) -> list[np.ndarray]:
         """Outer contours of the foreground, as table-mm point arrays (N, 2) float32."""
@@ -189,7 +190,11 @@ class Detector:
         self.segmenter = FeltSegmenter(calib)
         # Coarse templates (half resolution) for the scan.
         cs = (STRIP_W // SCAN, STRIP_H // SCAN)
-        small = np.stack([cv2.resize(im, cs, interpolation=cv2.INTER_AREA) for im in deck.images])
+        prim = deck.variants == 0
+        small = np.stack([cv2.resize(im, cs, interpolation=cv2.INTER_AREA) for im in deck.images[prim]])
+        self.coarse_labels = deck.labels[prim]
+        order = np.argsort(deck.labels, kind="stable")
+        self.by_label = {int(lab): order[deck.labels[order] == lab] for lab in np.unique(deck.labels)}
         self.c_mean = cv2.resize(deck.mean, cs, interpolation=cv2.INTER_AREA)
         self.c_weight = cv2.resize(deck.weight, cs, interpolation=cv2.INTER_AREA)[:, :, None]
         self.coarse = embed(small, self.c_mean, self.c_weight).T.copy()  # (D, N)
@@ -273,15 +278,22 @@ class Detector:
         y0, y1 = m + STRIP_Y0 - PAD_Y, m + STRIP_Y0 + STRIP_H + PAD_Y
         turned = cv2.rotate(crop, cv2.ROTATE_180)
         bands = tuple(
-            np.ascontiguousarray(cv2.GaussianBlur(channels(b[y0 - 3 : y1 + 3]), (0, 0), 0.7)[3:-3]) for b in (crop, turned)
+            np.ascontiguousarray(cv2.GaussianBlur(channels(b[y0 - 3 : y1 + 3]), (0, 0), QUERY_BLUR)[3:-3]) for b in (crop, turned)
         )
+        # Where is each card's top edge?  Cards in a row sit a little higher or lower than the
+        # blob's fitted edge; the paper-over-felt edge says by how much, column by column.
+        tops = []
+        for b in (crop, turned):
+            g = cv2.cvtColor(b[: 2 * m + 1], cv2.COLOR_BGR2GRAY).astype(np.int16)
+            step = g[1:] - g[:-1]  # bright paper below darker felt: positive
+            tops.append(np.argmax(step, axis=0).astype(np.int32) + 1 - m)
         last = length_px - CARD_W
         backness = 0.0
         if len(self.deck.back_thumbs):
             card = crop[m : m + self.card_h]
             ends = [card[:, :CARD_W], card[:, last : last + CARD_W]]
             backness = float(max((self.deck.back_thumbs @ thumb(e)).max() for e in ends))
-        return _Row(blob_id, origin, ua, uc, along, length_px, last, bands, backness, ambiguous)
+        return _Row(blob_id, origin, ua, uc, along, length_px, last, bands, backness, ambiguous, tops=(tops[0], tops[1]))
 
     # -- recognition, batched over the whole frame ---------------------------------------------
     def _read_rows(self, rows: list[_Row]) -> list[Detection]:
@@ -363,8 +375,11 @@ class Detector:
         return np.array([x0, x0 + ua * self.w_mm, x0 + ua * self.w_mm + uc * self.h_mm, x0 + uc * self.h_mm])
 
     def _candidates(self, scores: np.ndarray, p: int) -> np.ndarray:
+        """Labels of the best coarse matches near position ``p``, best first."""
         j = min(p // SCAN, len(scores) - 1)
-        return np.argsort(-scores[max(0, j - 1) : j + 2].max(axis=0))[:CANDIDATES]
+        top = self.coarse_labels[np.argsort(-scores[max(0, j - 1) : j + 2].max(axis=0))[:CANDIDATES]]
+        _, first = np.unique(top, return_index=True)
+        return top[np.sort(first)]
 
     def _scan_windows(self, band: np.ndarray) -> np.ndarray:
         """Corner windows at every coarse position along a band: (P, h, w, 3)."""
@@ -402,42 +417,67 @@ class Detector:
         pos[-1] = last
         return pos
 
-    def _refine_batch(self, jobs: list[tuple[_Row, int, int, list[tuple[int, int]], np.ndarray]]) -> dict[tuple[int, int, int], tuple[int, float]]:
-        """Re-match candidates at full resolution, a few pixels either way, summed over the views."""
+    def _window_set(self, r: _Row, band_way: int, p: int, xs: range, dys: range) -> np.ndarray:
+        """Corner windows of card position ``p`` at offsets ``xs`` x ``dys`` (template px): (n, H, W, 3)."""
+        top = r.tops[band_way][max(0, p + 2) : p + STRIP_W]
+        base_dy = int(np.clip(np.median(top), -PAD_Y + 1, PAD_Y - 1)) if len(top) else 0
+        band = r.bands[band_way]
+        out = []
+        for dy in dys:
+            y = PAD_Y + int(np.clip(base_dy + dy, -PAD_Y, PAD_Y))
+            rows = band[y : y + STRIP_H]
+            for dx in xs:
+                x = p + STRIP_X0 + dx
+                if x < 0 or x + STRIP_W > rows.shape[1]:
+                    x = int(np.clip(x, 0, rows.shape[1] - STRIP_W))
+                out.append(rows[:, x : x + STRIP_W])
+        return np.stack(out)
+
+    def _refine_batch(
+        self, jobs: list[tuple[_Row, int, int, list[tuple[int, int]], np.ndarray]]
+    ) -> dict[tuple[int, int, int], tuple[int, float]]:
+        """Re-match candidates at full resolution, +-2 px along and +-1 px across, summed over the views."""
         if not jobs:
             return {}
-        windows, index = [], []
-        count = 0
-        for r, _way, _i, views, _cand in jobs:
+        specs = [[(bw, p, range(-PAD_X, PAD_X + 1), range(-1, 2)) for bw, p in v] for _r, _w, _i, v, _c in jobs]
+        res = self._score_jobs(jobs, specs)
+        return {(id(r), way, i): (lab, sc) for (r, way, i, _v, _c), (lab, sc, _b) in zip(jobs, res, strict=True)}
+
+    def _score_jobs(
+        self, jobs: list[tuple[_Row, int, int, list[tuple[int, int]], np.ndarray]],
+        specs: list[list[tuple[int, int, range, range]]],
+    ) -> list[tuple[int, float, list[int]]]:
+        windows, index, count = [], [], 0
+        for (r, _way, _i, _views, _cand), spec in zip(jobs, specs, strict=True):
             idx = []
-            for band_way, p in views:
-                band = r.bands[band_way]
-                x0 = p + STRIP_X0 - PAD_X
-                region = band[:, max(0, x0) : p + STRIP_X0 + STRIP_W + PAD_X]
-                if x0 < 0 or region.shape[1] < STRIP_W + 2 * PAD_X:
-                    left = max(0, -x0)
-                    right = STRIP_W + 2 * PAD_X - region.shape[1] - left
-                    region = np.pad(region, ((0, 0), (left, max(0, right)), (0, 0)), mode="edge")
-                w = np.lib.stride_tricks.sliding_window_view(region, (STRIP_H, STRIP_W, 3))[:, :, 0]
-                w = w.reshape(-1, STRIP_H, STRIP_W, 3)
-                idx.append((count, len(w)))
+            for band_way, p, xs, dys in spec:
+                w = self._window_set(r, band_way, p, xs, dys)
+                idx.append((count, len(w), xs))
                 count += len(w)
                 windows.append(w)
             index.append(idx)
         plain, emb = self.deck.embed2(np.concatenate(windows))
-        out: dict[tuple[int, int, int], tuple[int, float]] = {}
-        for (r, way, i, _views, cand), idx in zip(jobs, index, strict=True):
-            pairs = np.unique(cand // 2)
-            tids = np.concatenate([pairs * 2, pairs * 2 + 1])
+        out = []
+        for (_r, _way, _i, _views, cand), idx in zip(jobs, index, strict=True):
+            groups = [self.by_label[int(lab)] for lab in cand]
+            starts = np.cumsum([0] + [len(g) for g in groups[:-1]])
+            tids = np.concatenate(groups)
             tmpl = self.deck.templates[tids]
             ptmpl = self.deck.plain[tids]
-            total = np.zeros(len(pairs), np.float32)
-            for start, n in idx:
+            total = np.zeros(len(cand), np.float32)
+            per_view = []
+            for start, n, _xs in idx:
                 gate = np.minimum(0.0, (plain[start : start + n] @ ptmpl.T) - PLAIN_MIN)
-                sc = (emb[start : start + n] @ tmpl.T + gate).max(axis=0)
-                total += np.maximum(sc[: len(pairs)], sc[len(pairs) :]) / len(idx)
+                sc = emb[start : start + n] @ tmpl.T + gate  # (windows, templates)
+                best = np.maximum.reduceat(sc, starts, axis=1)  # (windows, labels): any view, any variant
+                total += best.max(axis=0) / len(idx)
+                per_view.append(best)
             k = int(np.argmax(total))
-            out[(id(r), way, i)] = (int(self.labels[tids[k]]), float(total[k]))
+            best_x = []
+            for (_start, _n, xs), best in zip(idx, per_view, strict=True):
+                w = int(np.argmax(best[:, k]))
+                best_x.append(list(xs)[w % len(xs)])
+            out.append((int(cand[k]), float(total[k]), best_x))
         return out
 
 
@@ -455,6 +495,7 @@ class _Row:
     bands: tuple[np.ndarray, np.ndarray]
     backness: float
     ambiguous: bool
+    tops: tuple[np.ndarray, np.ndarray] = field(default=(np.zeros(0), np.zeros(0)))
     scans: list[np.ndarray] = field(default_factory=list)
     positions: list[int] = field(default_factory=list)
     total: float = -np.inf
