@@ -275,3 +275,20 @@ def test_ids_are_checked_before_connecting() -> None:
     with pytest.raises(wire.WireError, match="device id"):
         BusClient(host="127.0.0.1", port=1, username="u", password="p", table=T, device="cam/1",
                   role=Role.VISION, session=1)
+
+
+def test_round_trip_is_not_held_by_nagle(mqtt_broker: Any, bus: Any) -> None:
+    """paho leaves Nagle on; with it every QoS 1 round trip waits ~40 ms for a delayed ACK."""
+    inbox = Inbox()
+    engine = bus("engine", "engine", on_message=inbox.add)
+    engine.subscribe(Channel.COMMAND)
+    engine.start()
+    console = bus("console", "console-1").start()
+    samples = []
+    for i in range(40):
+        t0 = time.perf_counter()
+        console.publish(Channel.COMMAND, "action", seat=1, action="check", amount=None)
+        assert inbox.wait(lambda n=i: len(inbox.messages) > n, 5)
+        samples.append(time.perf_counter() - t0)
+    samples.sort()
+    assert samples[len(samples) // 2] < 0.02, f"median {samples[len(samples) // 2] * 1000:.1f} ms"
