@@ -65,12 +65,11 @@ from engine.ranking import (
     describe_low,
     high_board_value,
     high_value,
-    low8_value,
     low_board_value,
     low_value,
 )
 from engine.rules import GameConfig, Variant
-from engine.showdown import Pot, build_pots, kill_losing_hands, split_pot
+from engine.showdown import Pot, Scores, build_pots, kill_losing_hands, split_pot
 
 STREET_NAMES = ("third street", "fourth street", "fifth street", "sixth street", "seventh street")
 # (down, up) cards each live seat receives on each street (RRoP 8.0; 001 dealing order).
@@ -450,16 +449,16 @@ class Hand:
                 return ("burn", None, False)
         if street == 0:
             for s in self.seats:
-                if s.live and s.n_down < 1:
+                if s.n_down < 1 and s.live:
                     return ("card", s.seat, False)
             for s in self.seats:
-                if s.live and s.n_down < 2:
+                if s.n_down < 2 and s.live:
                     return ("card", s.seat, False)
         elif street == 4 and self.common:
             return None  # the common card plays for everyone (see ``needs``)
         down_due, up_due = DUE[street]
         for s in self.seats:
-            if s.live and (s.n_down < down_due or s.n_up < up_due):
+            if (s.n_down < down_due or s.n_up < up_due) and s.live:
                 return ("card", s.seat, s.n_up < up_due and s.n_down >= down_due)
         return None
 
@@ -900,18 +899,19 @@ class Hand:
         opts = self.options()
         assert opts is not None
         chosen = self._match_option(opts, e)
-        if chosen.action == "fold":
+        action = chosen.action
+        if action == "check" or action == "call":
+            self._put(s, chosen.amount)
+            rnd.to_act.pop(0)
+            rnd.acted.add(idx)
+        elif action == "fold":
             s.folded = True
             rnd.to_act.pop(0)
             rnd.acted.add(idx)
             if len(self.live_seats) == 1:
                 self._award_uncontested()
                 return
-        elif chosen.action in ("check", "call"):
-            self._put(s, chosen.amount)
-            rnd.to_act.pop(0)
-            rnd.acted.add(idx)
-        elif chosen.action == "bring_in":
+        elif action == "bring_in":
             self._put(s, chosen.amount)
             rnd.to_act.pop(0)
             rnd.acted.add(idx)
@@ -926,11 +926,16 @@ class Hand:
             )
         else:
             self._wager(idx, chosen)
-        if s.stack == 0 and s.live and chosen.action not in ("fold", "check"):
+        if s.stack == 0 and s.live and action != "fold" and action != "check":
             self.announcements.append(Announcement("all_in", f"Seat {s.seat} is all in", (s.seat,)))
-        self._maybe_close_round()
+        if not rnd.to_act:
+            self._end_round()
 
     def _match_option(self, opts: Options, e: PlayerAction) -> Option:
+        if e.amount is not None:
+            for o in opts.options:
+                if o.action == e.action and o.amount == e.amount:
+                    return o  # the usual case; everything else is checked below
         same = [o for o in opts.options if o.action == e.action]
         if not same:
             allowed = ", ".join(o.label.lower() for o in opts.options)
@@ -1112,14 +1117,13 @@ class Hand:
             )
         if any(not c.known for c in shown):
             raise IllegalAction("RRoP 3.6", "a shown card must be identified")
-        others = self._seen_cards() - {c for c in s.all_cards if c.known}
         for k, new in zip(down_positions, shown, strict=True):
             old = s.cards[k][0]
             if old.known and old != new:
                 raise IllegalAction(
                     "RRoP 3.6 cards speak", f"seat {e.seat} was dealt {old} face down, not {new}"
                 )
-            if not old.known and new in others:
+            if not old.known and new in self._seen_cards() - {c for c in s.all_cards if c.known}:
                 raise IllegalAction(
                     "RRoP 3.4 duplicate card", f"the {new.name} is already elsewhere in this hand"
                 )
@@ -1152,7 +1156,7 @@ class Hand:
             return
         contenders = self.live_seats
         for s in contenders:
-            if any(not c.known for c in s.all_cards):
+            if any(not c.known for c, _ in s.cards):
                 raise IllegalAction("RRoP 3.6", f"seat {s.seat} must show all cards to win")
         self._settle()
 
@@ -1166,18 +1170,20 @@ class Hand:
     def _settle(self) -> None:
         rules = self.config.rules
         variant = self.config.variant
+        scores = Scores(self.seats, self.common)
+        pots = build_pots(self.seats, rules)
         # RRoP 3.6: all losing hands are killed before a pot is awarded.
-        for s in kill_losing_hands(build_pots(self.seats, rules), self.seats, self.common, variant):
+        killed = kill_losing_hands(pots, self.seats, self.common, variant, scores)
+        for s in killed:
             s.mucked = True
-        self.pots = build_pots(self.seats, rules)
+        self.pots = build_pots(self.seats, rules) if killed else pots
         live = self.live_seats
-        anyone_low = variant is Variant.STUD8 and any(
-            low8_value(s.all_cards + self.common) is not None for s in live
-        )
+        anyone_low = variant is Variant.STUD8 and any(scores.low8(s.seat) is not None for s in live)
         for k, pot in enumerate(self.pots):
-            for seat, amount, share in split_pot(pot, self.seats, self.common, variant, rules, anyone_low):
-                s = self.seat(seat)
-                cards = s.all_cards + self.common
+            for seat, amount, share in split_pot(
+                pot, self.seats, self.common, variant, rules, anyone_low, scores
+            ):
+                cards = scores.cards[seat]
                 if share == "low" or variant is Variant.RAZZ:
                     desc = describe_low(cards)
                 else:

@@ -9,7 +9,7 @@ added to the lowest pot, and pots with the same contenders are merged.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
@@ -57,15 +57,14 @@ def _pots_by_contribution(seats: Sequence[SeatState], rules: HouseRules) -> list
 
 def _pots_antes_dead(seats: Sequence[SeatState]) -> list[Pot]:
     """PokerKit 0.7.7's pots with no ante trimming: antes seed the lowest pot."""
-    contributions = [s.committed - s.ante for s in seats]
-    amount = sum(s.ante for s in seats)
+    contributions = [(s.committed - s.ante, s) for s in seats]
+    amount = sum([s.ante for s in seats])
     previous = 0
     pots: list[Pot] = []
-    for level in sorted(set(contributions)):
-        for c in contributions:
-            if c >= level:
-                amount += level - previous
-        eligible = tuple(s.seat for s, c in zip(seats, contributions, strict=True) if c >= level and s.live)
+    for level in sorted({c for c, _ in contributions}):
+        reaching = [s for c, s in contributions if c >= level]
+        amount += (level - previous) * len(reaching)
+        eligible = tuple([s.seat for s in reaching if s.live])
         while pots and pots[-1].eligible == eligible:
             amount += pots.pop().amount
         if amount:
@@ -73,6 +72,41 @@ def _pots_antes_dead(seats: Sequence[SeatState]) -> list[Pot]:
         amount = 0
         previous = level
     return pots
+
+
+class Scores:
+    """Every live hand's cards (common card included) and values at one showdown.
+
+    Each value is computed the first time it is asked for and then remembered:
+    killing the losing hands, splitting each pot and naming the winners all ask
+    for the same few.  Larger is better (engine.ranking); ``low8`` is None for
+    a hand with no 8-or-better low.
+    """
+
+    __slots__ = ("_high", "_low", "_low8", "cards")
+
+    def __init__(self, seats: Sequence[SeatState], common: Sequence[Card]) -> None:
+        self.cards: dict[int, list[Card]] = {s.seat: [*s.all_cards, *common] for s in seats if s.live}
+        self._high: dict[int, int] = {}
+        self._low: dict[int, int] = {}
+        self._low8: dict[int, int | None] = {}
+
+    def high(self, seat: int) -> int:
+        value = self._high.get(seat)
+        if value is None:
+            value = self._high[seat] = high_value(self.cards[seat])
+        return value
+
+    def low(self, seat: int) -> int:
+        value = self._low.get(seat)
+        if value is None:
+            value = self._low[seat] = low_value(self.cards[seat])
+        return value
+
+    def low8(self, seat: int) -> int | None:
+        if seat not in self._low8:
+            self._low8[seat] = low8_value(self.cards[seat])
+        return self._low8[seat]
 
 
 def _odd_chip_key_high(cards: Sequence[Card]) -> tuple[int, int]:
@@ -114,23 +148,25 @@ def split_pot(
     variant: Variant,
     rules: HouseRules,
     anyone_low: bool,
+    scores: Scores | None = None,
 ) -> list[tuple[int, int, str]]:
     """(seat, amount, share) for one pot; share is high, low or uncontested."""
     if len(pot.eligible) == 1:
         return [(pot.eligible[0], pot.amount, "uncontested")]
-    by_seat = {s.seat: s for s in seats}
-    cards_of = {n: [*by_seat[n].all_cards, *common] for n in pot.eligible}
+    if scores is None:
+        scores = Scores(seats, common)
+    cards_of = scores.cards
     if variant is Variant.RAZZ:
-        values = {n: low_value(cards_of[n]) for n in pot.eligible}
+        values = {n: scores.low(n) for n in pot.eligible}
         best = max(values.values())
         winners = [n for n in pot.eligible if values[n] == best]
         return [(w, a, "low") for w, a in _divide(pot.amount, winners, cards_of, True, rules)]
-    highs = {n: high_value(cards_of[n]) for n in pot.eligible}
+    highs = {n: scores.high(n) for n in pot.eligible}
     top = max(highs.values())
     high_winners = [n for n in pot.eligible if highs[n] == top]
     if variant is Variant.STUD:
         return [(w, a, "high") for w, a in _divide(pot.amount, high_winners, cards_of, False, rules)]
-    lows = {n: low8_value(cards_of[n]) for n in pot.eligible}
+    lows = {n: scores.low8(n) for n in pot.eligible}
     qualified = {n: v for n, v in lows.items() if v is not None}
     # Stud high-low 2: no qualifying low, the high hand takes the whole pot.
     low_exists = bool(qualified) if rules.low_half_needs_contender else anyone_low
@@ -150,28 +186,27 @@ def split_pot(
 
 
 def kill_losing_hands(
-    pots: Sequence[Pot], seats: Sequence[SeatState], common: Sequence[Card], variant: Variant
+    pots: Sequence[Pot],
+    seats: Sequence[SeatState],
+    common: Sequence[Card],
+    variant: Variant,
+    scores: Scores | None = None,
 ) -> list[SeatState]:
     """The live hands that cannot win any part of any pot they are in."""
     by_seat = {s.seat: s for s in seats}
-    cards_of = {s.seat: [*s.all_cards, *common] for s in seats if s.live}
-    scorers = [low_value] if variant is Variant.RAZZ else [high_value]
+    if scores is None:
+        scores = Scores(seats, common)
+    cards_of = scores.cards
+    scorers: list[Callable[[int], int | None]] = [scores.low] if variant is Variant.RAZZ else [scores.high]
     if variant is Variant.STUD8:
-        scorers.append(low8_value)  # type: ignore[arg-type]
-    values = [{n: f(c) for n, c in cards_of.items()} for f in scorers]
-    losers = []
-    for n in cards_of:
-        wins = False
-        for table in values:
-            mine = table[n]
-            if mine is None:
-                continue
-            for pot in pots:
-                if n not in pot.eligible:
-                    continue
-                others = [table[m] for m in pot.eligible if table[m] is not None]
-                if not others or max(others) <= mine:
-                    wins = True
-        if not wins:
-            losers.append(by_seat[n])
-    return losers
+        scorers.append(scores.low8)
+    # A hand wins something if it has the best value (high, or qualifying low) in some pot it is in.
+    winners: set[int] = set()
+    for f in scorers:
+        table = {n: f(n) for n in cards_of}
+        for pot in pots:
+            values = [v for m in pot.eligible if (v := table[m]) is not None]
+            if values:
+                best = max(values)
+                winners.update(m for m in pot.eligible if table[m] == best)
+    return [by_seat[n] for n in cards_of if n not in winners]
