@@ -57,6 +57,7 @@ CANDIDATES = 24
 QUERY_BLUR = 0.4
 PLAIN_MIN = 0.6  # plain correlation below this costs score one for one (blank paper is not a card)
 PAD_X, PAD_Y = 2, 3  # slack of the fine match, template pixels
+SPLIT_RADII = (2, 4)  # half-size px: a gentle cut at narrow necks first, then a harder one
 MARGIN = 6  # crop rows above and below the card, template pixels
 
 
@@ -160,13 +161,41 @@ class FeltSegmenter:
 
     def blobs(self, frame: np.ndarray) -> list[np.ndarray]:
         """Outer contours of the foreground, as table-mm point arrays (N, 2) float32."""
+        return [self.to_table(c) for c in self.contours(frame)]
+
+    def contours(self, frame: np.ndarray) -> list[np.ndarray]:
+        """Outer contours of the foreground in half-size pixels."""
         contours, _ = cv2.findContours(self.foreground(frame), cv2.RETR_EXTERNAL, cv2.CHAIN_APPROX_SIMPLE)
+        return [c for c in contours if cv2.contourArea(c) >= 60]
+
+    def to_table(self, cnt: np.ndarray) -> np.ndarray:
+        pts = cnt.reshape(-1, 2).astype(np.float64) * 2 + 0.5
+        return self.calib.to_table(pts).astype(np.float32)
+
+    @staticmethod
+    def split(cnt: np.ndarray, radius: int) -> list[np.ndarray]:
+        """Cut a blob at its narrow necks (cards that touch, a chip against a row).
+
+        Erode by ``radius``, take the pieces, grow each back inside the blob.
+        Returns [] when the blob does not come apart.
+        """
+        x, y, w, h = cv2.boundingRect(cnt)
+        pad = radius + 2
+        mask = np.zeros((h + 2 * pad, w + 2 * pad), np.uint8)
+        cv2.drawContours(mask, [cnt - np.array([x - pad, y - pad], np.int32)], -1, 255, cv2.FILLED)
+        kernel = cv2.getStructuringElement(cv2.MORPH_ELLIPSE, (2 * radius + 1, 2 * radius + 1))
+        pieces, _ = cv2.findContours(cv2.erode(mask, kernel), cv2.RETR_EXTERNAL, cv2.CHAIN_APPROX_SIMPLE)
+        pieces = [p for p in pieces if cv2.contourArea(p) >= 30]
+        if len(pieces) < 2:
+            return []
         out = []
-        for cnt in contours:
-            if cv2.contourArea(cnt) < 60:
-                continue
-            pts = cnt.reshape(-1, 2).astype(np.float64) * 2 + 0.5
-            out.append(self.calib.to_table(pts).astype(np.float32))
+        for p in pieces:
+            one = np.zeros_like(mask)
+            cv2.drawContours(one, [p], -1, 255, cv2.FILLED)
+            grown = cv2.bitwise_and(cv2.dilate(one, kernel), mask)
+            cs, _ = cv2.findContours(grown, cv2.RETR_EXTERNAL, cv2.CHAIN_APPROX_SIMPLE)
+            offset = np.array([x - pad, y - pad], np.int32)
+            out.extend(c + offset for c in cs if cv2.contourArea(c) >= 60)
         return out
 
 
@@ -214,15 +243,16 @@ class Detector:
         rows: list[_Row] = []
         card_area = self.w_mm * self.h_mm
         self.occluders: list[np.ndarray] = []
-        for blob_id, tab in enumerate(self.segmenter.blobs(frame)):
+        queue = [(c, 0) for c in self.segmenter.contours(frame)]
+        blob_id = -1
+        while queue:
+            cnt, depth = queue.pop()
+            blob_id += 1
+            tab = self.segmenter.to_table(cnt)
             area = cv2.contourArea(tab)
             if area < 0.2 * card_area:
                 continue
             (cx, cy), (rw, rh), ang = cv2.minAreaRect(tab)
-            if area / max(rw * rh, 1e-6) < 0.7:  # not a union of parallel cards: a hand, chips, a mess
-                if area > 0.5 * card_area:
-                    self.occluders.append(tab.reshape(-1, 2))
-                continue
             e1 = np.array([math.cos(math.radians(ang)), math.sin(math.radians(ang))])
             e2 = np.array([-e1[1], e1[0]])
             center = np.array([cx, cy])
@@ -231,8 +261,21 @@ class Detector:
                 for along, across, ua, uc in ((rw, rh, e1, e2), (rh, rw, e2, e1))
                 if abs(across - self.h_mm) <= 0.16 * self.h_mm and 0.2 * self.w_mm <= along <= 4.9 * self.w_mm
             ]
-            if not options and area > 0.5 * card_area:
-                self.occluders.append(tab.reshape(-1, 2))
+            if area / max(rw * rh, 1e-6) < 0.7 or not options:
+                # Not one row of parallel cards.  Touching rows (or a chip against a row) come apart
+                # at their narrow neck; what does not is a hand, an arm, a heap: an occluder.
+                if depth < 2 and area > 1.2 * card_area:
+                    parts: list[np.ndarray] = []
+                    for radius in SPLIT_RADII:
+                        parts = self.segmenter.split(cnt, radius)
+                        if parts:
+                            break
+                    if parts:
+                        queue.extend((p, depth + 1) for p in parts)
+                        continue
+                if area > 0.5 * card_area:
+                    self.occluders.append(tab.reshape(-1, 2))
+                continue
             for along, ua, uc in options:
                 if along < 0.72 * self.w_mm:  # narrower than a card lying flat: lifted on its edge
                     if len(options) == 1:

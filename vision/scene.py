@@ -328,19 +328,6 @@ def render_scene(
         inside = bool(np.all((ic >= 0) & (ic < [w, h])))
         cards.append(TruthCard(code, face_up, role, seat, order, ic, tc, inside))
 
-    # Chips: coloured discs, never on the cards (they sit between the seat rows and the centre).
-    for n in active:
-        seat = layout.seats[n]
-        for _ in range(int(rng.integers(0, 3))):
-            c = np.array(seat.center) + np.array(seat.forward) * (ch + 40) + np.array(seat.right) * rng.uniform(-100, 100)
-            r = 19.0
-            t = np.linspace(0, 2 * math.pi, 24, endpoint=False)
-            disc = c + np.stack([r * np.cos(t), r * np.sin(t)], axis=1)
-            col = tuple(int(v) for v in rng.choice([(30, 30, 200), (200, 60, 30), (20, 20, 20), (40, 160, 40), (240, 240, 240)]))
-            _shadow(img, _project(hmat, disc), np.array([2.0, 2.0]), 0.4, 3)
-            _fill_poly(img, _project(hmat, disc), col)
-            cv2.polylines(img, [np.round(_project(hmat, c + (disc - c) * 0.7)).astype(np.int32)], True, (235, 235, 235), max(1, int(scale_px * 3)))
-
     # Deal: per seat down cards (near the player) and the stud row (towards the centre).
     down_n = 2 + (street >= 7)
     up_n = min(street - 2, 4)
@@ -376,14 +363,18 @@ def render_scene(
                 x += offsets[i]
 
     if off_felt:
-        # On the rail, somewhere the camera sees it.
-        for _ in range(50):
+        # Over the edge of the felt, on the rail (its centre off the felt), somewhere the camera sees it.
+        for _ in range(100):
             t = rng.uniform(0, 2 * math.pi)
-            rad = 1.0 + (layout.rail_mm * 0.55) / min(layout.felt_a, layout.felt_b)
-            c = np.array([layout.felt_a * rad * math.cos(t), layout.felt_b * rad * math.sin(t)])
+            edge = np.array([layout.felt_a * math.cos(t), layout.felt_b * math.sin(t)])
+            normal = np.array([math.cos(t) / layout.felt_a, math.sin(t) / layout.felt_b])
+            c = edge + normal / np.linalg.norm(normal) * rng.uniform(15, 30)
             tc = _card_corners(c, _rot(np.array([0.0, -1.0]), rng.uniform(0, 360)), cw, ch)
             ic = _project(hmat, tc)
-            if np.all((ic >= 8) & (ic < [w - 8, h - 8])) and not layout.on_felt((c[0], c[1])):
+            clear = all(cv2.pointPolygonTest(t_.table_corners.astype(np.float32), (float(c[0]), float(c[1])), True) < -90
+                        for t_ in cards) and all(np.linalg.norm(np.mean(q, axis=0) - c) > 110 for q in layout.markers.values())
+            if (clear and np.all((ic >= 8) & (ic < [w - 8, h - 8])) and not layout.on_felt((c[0], c[1]))
+                    and all(layout.on_table((x, y)) for x, y in tc)):
                 place(deck.pop(), bool(rng.random() < 0.6), "off_felt", layout.seat_at((c[0], c[1])), 0, tc)
                 break
 
@@ -408,6 +399,23 @@ def render_scene(
                 place(code, face_up, "half_turned", n, 0, tc, art=art, lift=4.0)
                 break
             deck.append(code)
+
+    # Chips: coloured discs in front of the players' cards, clear of every card by 12 mm or more
+    # (a chip touching a card makes one blob of both: see docs/vision.md, limitations).
+    for n in active:
+        seat = layout.seats[n]
+        for _ in range(int(rng.integers(0, 3))):
+            r = 19.0
+            c = np.array(seat.center) + np.array(seat.forward) * (ch + 45) + np.array(seat.right) * rng.uniform(-100, 100)
+            if any(cv2.pointPolygonTest(t.table_corners.astype(np.float32), (float(c[0]), float(c[1])), True) > -(r + 12)
+                   for t in cards):
+                continue
+            t = np.linspace(0, 2 * math.pi, 24, endpoint=False)
+            disc = c + np.stack([r * np.cos(t), r * np.sin(t)], axis=1)
+            col = tuple(int(v) for v in rng.choice([(30, 30, 200), (200, 60, 30), (20, 20, 20), (40, 160, 40), (240, 240, 240)]))
+            _shadow(img, _project(hmat, disc), np.array([2.0, 2.0]), 0.4, 3)
+            _fill_poly(img, _project(hmat, disc), col)
+            cv2.polylines(img, [np.round(_project(hmat, c + (disc - c) * 0.7)).astype(np.int32)], True, (235, 235, 235), max(1, int(scale_px * 3)))
 
     if conditions:
         img = _apply_conditions(rng, img)
