@@ -1,0 +1,3 @@
+"""Fixtures every test area shares: real brokers (mosquitto, amqtt) and PostgreSQL."""
+
+pytest_plugins = ["tests.support.fixtures"]
