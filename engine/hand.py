@@ -524,7 +524,8 @@ class Hand:
         if c.known:
             self.seen.add(c)
 
-    def _check_new_card(self, c: Card, what: str) -> None:
+    def _check_new_card(self, c: Card, what: str, seat: int | None = None) -> None:
+        """Refuse a card the stub cannot give; ``what`` (with ``seat``) says where it went."""
         if self.stub <= 0:
             raise IllegalAction(
                 "RRoP stud 15", "no cards are left in the deck; reshuffle the burn cards first"
@@ -532,7 +533,8 @@ class Hand:
         if c.known and c in self.seen:
             # RRoP 3.4: two cards of the same rank and suit; the irregularity layer rules on it.
             raise IllegalAction(
-                "RRoP 3.4 duplicate card", f"the {c.name} ({c}) was already dealt in this hand ({what})"
+                "RRoP 3.4 duplicate card",
+                f"the {c.name} ({c}) was already dealt in this hand ({what if seat is None else f'{what} {seat}'})",
             )
 
     def _on_card_dealt(self, e: CardDealt) -> None:
@@ -563,7 +565,7 @@ class Hand:
                     "RRoP stud 15",
                     f"only {self.reshuffle_pool()} cards for {waiting} players: deal one common card face up",
                 )
-        self._check_new_card(e.card, f"dealt to seat {e.seat}")
+        self._check_new_card(e.card, "dealt to seat", e.seat)
         self._take_from_stub(e.card)
         s.cards.append((e.card, e.face_up))
         if e.face_up:
@@ -673,7 +675,7 @@ class Hand:
                 text = f"{door.name.capitalize()} is low but all in for the ante; seat {self._seat_after(opener)} acts first"
             self.announcements.append(Announcement("low_card", text, (low.seat,)))
         else:
-            opener = self._best_board_index()
+            opener = self._best_board_index(live)
             rnd.opener = opener
             # RRoP stud 4: an open pair on fourth street (stud high only) allows the big bet.
             if (
@@ -685,7 +687,7 @@ class Hand:
                 rnd.big_option = True
             order = self._rotate(live, opener)
             rnd.to_act = self._can_act(order)
-            self._announce_board(opener, rnd)
+            self._announce_board(opener, rnd, live)
         # Nobody to bet against: a lone player with chips does not act.
         if len(rnd.to_act) == 1:
             rnd.to_act.clear()
@@ -717,13 +719,13 @@ class Hand:
             return ()  # nothing identified on this board: it never acts first
         return _board_value(up, self.config.variant is Variant.RAZZ)
 
-    def _best_board_index(self) -> int:
-        """RRoP stud 1: high board acts first (razz 3: low board); ties by position."""
+    def _best_board_index(self, live: list[int]) -> int:
+        """RRoP stud 1: high board acts first (razz 3: low board); ties by position.
+
+        ``live``: the live seats' indices in ascending order."""
         best: int | None = None
         best_key: tuple[int, ...] | None = None
-        for i, s in enumerate(self.seats):
-            if not s.live:
-                continue
+        for i in live:
             key = self._board_key(i)
             if best_key is None or key > best_key:
                 best, best_key = i, key
@@ -734,15 +736,16 @@ class Hand:
         ranks = [c.rank for c, up in s.cards if up and c.known]
         return len(ranks) != len(set(ranks))
 
-    def _announce_board(self, opener: int, rnd: BettingRound) -> None:
+    def _announce_board(self, opener: int, rnd: BettingRound, live: list[int]) -> None:
         s = self.seats[opener]
         up = self.up_cards_for_ranking(s)
         text = _board_words(up, self.config.variant is Variant.RAZZ)
         self.announcements.append(Announcement("high_hand", f"Seat {s.seat}: {text}", (s.seat,)))
         # RRoP stud 12: all pairs; razz 5: pairs the first time, never face-card pairs.
-        for i, other in enumerate(self.seats):
-            if not other.live or i in self.paired_announced:
+        for i in live:
+            if i in self.paired_announced:
                 continue
+            other = self.seats[i]
             ranks = [c.rank for c, face_up in other.cards if face_up and c.known]
             if len(set(ranks)) == len(ranks):
                 continue  # no pair showing
@@ -780,9 +783,10 @@ class Hand:
         return self.seats[index].seat
 
     def _can_act(self, order: list[int]) -> list[int]:
-        """The seats of ``order`` with chips that someone can still match (``_effective_stack`` > 0)."""
+        """The seats of ``order`` (every live seat, in turn) with chips that someone can still
+        match (``_effective_stack`` > 0)."""
         seats = self.seats
-        totals = sorted(o.bet + o.stack for o in seats if o.live)
+        totals = sorted([seats[i].bet + seats[i].stack for i in order])
         if len(totals) < 2:
             return []
         second = totals[-2]
@@ -1217,8 +1221,9 @@ class Hand:
         return [str(c) if (up or s.shown) else str(UNKNOWN) for c, up in s.cards]
 
 
-# A board's strength and its words depend on the ranks of its up cards only (engine.ranking),
-# and the same few thousand rank sequences come round hand after hand: remembered by ranks.
+# A board's strength and its words depend on the ranks of its up cards only, in any order
+# (engine.ranking), and the same few thousand sets of ranks come round hand after hand:
+# remembered by the sorted ranks.
 _BOARD_MEMO_SIZE = 50_000
 _board_values: dict[tuple[bool, tuple[str, ...]], tuple[int, ...]] = {}
 _board_texts: dict[tuple[bool, tuple[str, ...]], str] = {}
@@ -1226,7 +1231,7 @@ _board_texts: dict[tuple[bool, tuple[str, ...]], str] = {}
 
 def _board_value(up: Sequence[Card], razz: bool) -> tuple[int, ...]:
     """``high_board_value`` (razz: ``low_board_value``) of identified up cards."""
-    key = (razz, tuple([c.rank for c in up]))
+    key = (razz, tuple(sorted([c.rank for c in up])))
     value = _board_values.get(key)
     if value is None:
         if len(_board_values) >= _BOARD_MEMO_SIZE:
@@ -1237,7 +1242,7 @@ def _board_value(up: Sequence[Card], razz: bool) -> tuple[int, ...]:
 
 def _board_words(up: Sequence[Card], razz: bool) -> str:
     """How the dealer names the board that acts first."""
-    key = (razz, tuple([c.rank for c in up]))
+    key = (razz, tuple(sorted([c.rank for c in up])))
     text = _board_texts.get(key)
     if text is None:
         if razz:

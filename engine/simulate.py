@@ -49,7 +49,8 @@ def pick_weighted(rng: random.Random, population: Sequence[T], weights: Sequence
 
 
 def weighted_choice(rng: random.Random, options: tuple[Option, ...]) -> Option:
-    return pick_weighted(rng, options, [ACTION_WEIGHTS.get(o.action, 1) for o in options])
+    weight = ACTION_WEIGHTS.get
+    return pick_weighted(rng, options, [weight(o.action, 1) for o in options])
 
 
 class SimulatedDealer:
@@ -65,7 +66,16 @@ class SimulatedDealer:
     def next_event(self, choose: Callable[[Hand], Event] | None = None) -> Event | None:
         """The next thing that happens at the table, or None when the hand is over."""
         hand = self.hand
-        if hand.phase is Phase.DEALING:
+        phase = hand.phase
+        if phase is Phase.BETTING:
+            if choose is not None:
+                return choose(hand)
+            opts = hand.options()
+            assert opts is not None
+            o = weighted_choice(self.rng, opts.options)
+            action = o.action
+            return PlayerAction(opts.seat, action, None if action == "fold" or action == "check" else o.amount)
+        if phase is Phase.DEALING:
             slot = hand.next_deal()
             assert slot is not None
             if hand.street == 4:
@@ -85,14 +95,7 @@ class SimulatedDealer:
                 kind, seat, face_up = hand.expected_deal()[1]
             assert seat is not None
             return CardDealt(seat, self.deck.pop(), face_up)
-        if hand.phase is Phase.BETTING:
-            if choose is not None:
-                return choose(hand)
-            opts = hand.options()
-            assert opts is not None
-            o = weighted_choice(self.rng, opts.options)
-            return PlayerAction(opts.seat, o.action, o.amount if o.action not in ("fold", "check") else None)
-        if hand.phase is Phase.SHOWDOWN:
+        if phase is Phase.SHOWDOWN:
             seat = hand.to_act
             assert seat is not None
             return CardsShown(seat, tuple(hand.seat(seat).down))
