@@ -23,6 +23,21 @@ def register(sub: Any) -> None:
     replay.add_argument("files", nargs="+", metavar="FILE")
     replay.set_defaults(handler=_history_replay)
 
+    listing = hsub.add_parser("list", help="list the hands in the hand log")
+    listing.add_argument("--store", required=True, help="SQLite path or postgresql:// URL")
+    listing.add_argument("--table", default="table")
+    listing.set_defaults(handler=_history_list)
+    export = hsub.add_parser("export", help="export one hand from the hand log")
+    export.add_argument("--store", required=True, help="SQLite path or postgresql:// URL")
+    export.add_argument("--table", default="table")
+    export.add_argument("--hand", required=True, metavar="ID")
+    export.add_argument("--format", choices=("phh", "json"), default="phh")
+    export.set_defaults(handler=_history_export)
+
+    engine = sub.add_parser("engine", help="run the engine service for one table")
+    engine.add_argument("--config", required=True, help="engine config (TOML), see docs/deploy.md")
+    engine.set_defaults(handler=_engine)
+
     scenario = sub.add_parser("scenario", help="scripted hands with expected outputs (docs/scenarios.md)")
     ssub = scenario.add_subparsers(dest="scenario_command", metavar="ACTION")
     ssub.required = True
@@ -69,6 +84,65 @@ def _history_replay(args: argparse.Namespace) -> int:
             record["players"] = imported.players
         print(json.dumps(record), flush=True)
     return 1 if failed else 0
+
+
+def _history_list(args: argparse.Namespace) -> int:
+    from engine.store import open_store
+
+    store = open_store(args.store, args.table)
+    try:
+        for h in store.list_hands():
+            print(json.dumps({"hand": h.hand_id, "table": h.table, "variant": h.variant,
+                              "started": h.started_at, "ended": h.ended_at}))
+    finally:
+        store.close()
+    return 0
+
+
+def _history_export(args: argparse.Namespace) -> int:
+    from engine.store import open_store
+
+    store = open_store(args.store, args.table)
+    try:
+        record = store.get_hand(args.hand)
+    finally:
+        store.close()
+    if record is None:
+        print(f"no hand {args.hand!r} in the hand log; list them with: studtable history list", file=sys.stderr)
+        return 1
+    if args.format == "phh":
+        if record.phh is None:
+            print(f"hand {args.hand} was voided (misdeal): it has no PHH, only its events", file=sys.stderr)
+            return 1
+        sys.stdout.write(record.phh)
+    else:
+        print(json.dumps({"hand": record.hand_id, "table": record.table, "variant": record.variant,
+                          "events": list(record.events)}, indent=1))
+    return 0
+
+
+def _engine(args: argparse.Namespace) -> int:
+    import signal
+    import threading
+
+    from engine.service import EngineConfig, EngineService, ServiceConfigError
+
+    try:
+        config = EngineConfig.load(args.config)
+    except ServiceConfigError as exc:
+        print(f"studtable engine: {exc}", file=sys.stderr)
+        return 2
+    service = EngineService(config)
+    stop = threading.Event()
+    signal.signal(signal.SIGTERM, lambda *_: stop.set())
+    service.start()
+    print(f"engine for table {config.table}: {service.replayed} inputs replayed; store {config.store}", flush=True)
+    try:
+        stop.wait()
+    except KeyboardInterrupt:
+        pass
+    service.stop()
+    return 0
 
 
 def _scenario_run(args: argparse.Namespace) -> int:

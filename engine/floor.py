@@ -103,6 +103,7 @@ class Prompt:
         return what in self.rule.blocks
 
     def to_json(self) -> dict[str, Any]:
+        """As carried in public/state ``prompts``."""
         return {
             "id": self.id,
             "rule": self.rule.id,
@@ -111,6 +112,18 @@ class Prompt:
             "text": self.text,
             "clause": self.rule.clause,
             "options": [{"id": o.id, "label": o.label} for o in self.options],
+        }
+
+    def to_wire(self) -> dict[str, Any]:
+        """As carried in the dealer/prompt ``open`` list (engine/wire.py)."""
+        return {
+            "prompt": self.id,
+            "text": self.text,
+            "options": [o.id for o in self.options],
+            "labels": [o.label for o in self.options],
+            "rule": self.rule.id,
+            "clause": self.rule.clause,
+            "seats": list(self.seats),
         }
 
 

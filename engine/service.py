@@ -1,0 +1,345 @@
+"""The engine service: the table's sensors and console in, public state out.
+
+Theory of operation
+-------------------
+``EngineCore`` is pure: it turns a wire message into a ``Floor`` input,
+recognises a message it has already seen (``SourceTracker``), says what to
+publish, and can be rebuilt by replaying stored inputs.  ``EngineService`` is
+the edge around it: the MQTT client (``engine.bus.BusClient``), the event
+store, and the order that makes the table durable:
+
+    message in -> tracked (duplicate? dropped) -> appended to the store (fsync)
+               -> applied to the Floor -> public/state, dealer/prompt, history/hand out
+
+Every input is stored before any of its effects is published, so after a
+crash (even SIGKILL) the engine replays the store and carries on with the
+hand exactly where it was; a message the broker delivers again is found in
+the store by its (source, session, seq) and ignored.  A refused input is
+stored too: replaying it refuses it again, so the replay stays exact.
+"""
+
+from __future__ import annotations
+
+import logging
+import threading
+import time
+import tomllib
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from engine import phh
+from engine.bus import SourceTracker, Verdict
+from engine.floor import Floor, FloorError, FloorOutputs
+from engine.hand import Hand
+from engine.public import public_state
+from engine.rules import ConfigError, GameConfig
+from engine.wire import Channel, Message
+
+log = logging.getLogger(__name__)
+
+ENGINE_SOURCE = "engine"  # inputs the engine makes itself (seating from the config, automatic next hand)
+
+
+class ServiceConfigError(ValueError):
+    """A broken engine configuration; the message names the field."""
+
+
+@dataclass
+class EngineConfig:
+    table: str
+    game: GameConfig
+    seats: list[dict[str, Any]]
+    store: str
+    broker_host: str = "127.0.0.1"
+    broker_port: int = 1883
+    broker_config_dir: str | None = None
+    username: str = "engine"
+    password: str = ""
+    device: str = "engine"
+    auto_start: bool = True
+    seat_count: int = 8
+    extra: dict[str, Any] = field(default_factory=dict)
+
+    @classmethod
+    def load(cls, path: str | Path) -> EngineConfig:
+        p = Path(path)
+        try:
+            data = tomllib.loads(p.read_text(encoding="utf-8"))
+        except FileNotFoundError:
+            raise ServiceConfigError(f"engine config {p} does not exist") from None
+        except tomllib.TOMLDecodeError as exc:
+            raise ServiceConfigError(f"engine config {p} is not valid TOML: {exc}") from None
+        return cls.from_dict(data, base=p.parent)
+
+    @classmethod
+    def from_dict(cls, data: Mapping[str, Any], base: Path | None = None) -> EngineConfig:
+        if "table" not in data or not isinstance(data["table"], str):
+            raise ServiceConfigError("engine config: 'table' (the table id) is required")
+        if "game" not in data:
+            raise ServiceConfigError("engine config: the [game] section is required")
+        try:
+            game = GameConfig.from_json(dict(data["game"]))
+        except ConfigError as exc:
+            raise ServiceConfigError(f"engine config [game]: {exc}") from None
+        seats = list(data.get("seats", []))
+        for s in seats:
+            if not isinstance(s, Mapping) or not {"seat", "name", "stack"} <= set(s):
+                raise ServiceConfigError("engine config: each [[seats]] needs seat, name and stack")
+        broker = dict(data.get("broker", {}))
+        store = dict(data.get("store", {}))
+        url = str(store.get("url", "studtable.db"))
+        if base is not None and "://" not in url and not Path(url).is_absolute():
+            url = str(base / url)
+        config_dir = broker.get("config_dir")
+        if config_dir and base is not None and not Path(config_dir).is_absolute():
+            config_dir = str(base / config_dir)
+        engine = dict(data.get("engine", {}))
+        return cls(
+            table=data["table"],
+            game=game,
+            seats=seats,
+            store=url,
+            broker_host=str(broker.get("host", "127.0.0.1")),
+            broker_port=int(broker.get("port", 1883)),
+            broker_config_dir=config_dir,
+            username=str(broker.get("username", "engine")),
+            password=str(broker.get("password", "")),
+            device=str(engine.get("device", "engine")),
+            auto_start=bool(engine.get("auto_start", True)),
+            seat_count=int(data.get("seat_count", 8)),
+        )
+
+
+# ----------------------------------------------------------------------------- pure core
+
+
+def input_from_message(msg: Message) -> dict[str, Any] | None:
+    """The Floor input a wire message stands for (None: nothing for the table to do)."""
+    body = dict(msg.body)
+    if msg.channel is Channel.SHOE:
+        if msg.kind == "card_drawn":
+            return {"kind": "shoe_card", "card": body.get("card"), "status": body.get("status", "ok"),
+                    "counter": body.get("counter")}
+        if msg.kind == "device_error":
+            return {"kind": "source", "device": msg.source, "status": "gap", "missing": 0}
+        return None
+    if msg.channel is Channel.VISION and msg.kind == "observation":
+        return {"kind": "camera", "seats": body.get("seats", {}), "irregular": body.get("irregular", [])}
+    if msg.channel is Channel.COMMAND:
+        if msg.kind == "table":
+            return {"kind": "table", **body}
+        if msg.kind == "manual_card":
+            return {"kind": "manual_card", **body}
+        if msg.kind in ("action", "report", "ruling", "show", "muck"):
+            return {"kind": msg.kind, **body}
+    return None
+
+
+class EngineCore:
+    """The Floor plus what the service needs to feed it exactly once."""
+
+    def __init__(self, config: EngineConfig) -> None:
+        self.config = config
+        self.floor = Floor(config.game, config.table, config.seat_count)
+        self.tracker = SourceTracker()
+        self.devices: dict[str, bool] = {}
+        self.last_error: dict[str, Any] | None = None
+        self.finished: list[Hand] = []
+
+    def setup_inputs(self) -> list[dict[str, Any]]:
+        """Seating from the config, for a table with an empty store."""
+        inputs: list[dict[str, Any]] = [
+            {"kind": "table", "op": "seat", "seat": s["seat"], "name": s["name"], "amount": s["stack"]}
+            for s in self.config.seats
+        ]
+        if self.config.auto_start and len(self.config.seats) >= 2:
+            inputs.append({"kind": "table", "op": "start_hand"})
+        return inputs
+
+    def apply(self, source: str, inp: Mapping[str, Any]) -> FloorOutputs | None:
+        """Apply an input; a refused one is remembered for the dealer's screen and changes nothing."""
+        try:
+            out = self.floor.handle(inp)
+        except FloorError as exc:
+            self.last_error = {"source": source, "input": inp.get("kind"), "reason": str(exc)}
+            log.info("refused %s from %s: %s", inp.get("kind"), source, exc)
+            return None
+        self.last_error = None
+        if out.hand_finished is not None:
+            self.finished.append(out.hand_finished)
+        return out
+
+    def next_hand_input(self) -> dict[str, Any] | None:
+        """After a hand ends, the next one starts by itself (auto_start) if two players have chips."""
+        hand = self.floor.hand
+        if not self.config.auto_start or hand is None or not hand.is_over or self.floor.prompts:
+            return None
+        if len(self.floor.table.dealt_in()) < 2:
+            return None
+        return {"kind": "table", "op": "start_hand"}
+
+    def state(self) -> dict[str, Any]:
+        extra = {
+            "prompts": self.floor.open_prompts(),
+            "devices": {d: {"online": up} for d, up in sorted(self.devices.items())},
+            "last_error": self.last_error,
+            "shoe_active": self.floor.shoe_active,
+            "camera_active": self.floor.camera_active,
+        }
+        return public_state(self.floor.table, None, self.config.table, extra)
+
+    def prompts(self) -> list[dict[str, Any]]:
+        return [p.to_wire() for p in self.floor.prompts.values()]
+
+
+def hand_record(hand: Hand, table: str) -> dict[str, Any]:
+    return {
+        "hand": f"{table}-{hand.hand_id}",
+        "variant": hand.config.variant.value,
+        "events": [e.to_json() for e in hand.events],
+        "phh": phh.dumps(hand) if not getattr(hand, "voided", False) else None,
+        "finishing_stacks": hand.finishing_stacks(),
+    }
+
+
+# ----------------------------------------------------------------------------- the edge
+
+
+class EngineService:
+    """MQTT in, store, Floor, MQTT out.  ``start()`` returns once connected; ``stop()`` ends it."""
+
+    def __init__(self, config: EngineConfig) -> None:
+        from engine.store import open_store
+
+        self.config = config
+        self.core = EngineCore(config)
+        self.store = open_store(config.store, config.table)
+        self._lock = threading.RLock()
+        self._bus: Any = None
+        self.session = 1
+        self.replayed = 0
+        self.started_at = time.monotonic()
+
+    # -- replay ---------------------------------------------------------------------
+    def replay(self) -> int:
+        """Rebuild the table from the store; returns how many inputs were replayed."""
+        count = 0
+        heads = self.store.heads()
+        for ev in self.store.events():
+            if ev.kind == "engine_start":
+                continue
+            self.core.apply(ev.source, ev.payload)
+            count += 1
+        for source, (session, seq) in heads.items():
+            if source != ENGINE_SOURCE:
+                self.core.tracker.observe(source, session, seq)
+        engine_head = heads.get(ENGINE_SOURCE)
+        self.session = (engine_head[0] + 1) if engine_head else 1
+        self._engine_seq = 0
+        self.store.append(ENGINE_SOURCE, self.session, self._next_seq(), "engine_start", {"kind": "engine_start"})
+        if count == 0:
+            for inp in self.core.setup_inputs():
+                self._accept_own(inp)
+        self.core.finished.clear()
+        self.replayed = count
+        return count
+
+    def _next_seq(self) -> int:
+        self._engine_seq += 1
+        return self._engine_seq
+
+    def _accept_own(self, inp: dict[str, Any]) -> FloorOutputs | None:
+        self.store.append(ENGINE_SOURCE, self.session, self._next_seq(), str(inp["kind"]), inp)
+        return self.core.apply(ENGINE_SOURCE, inp)
+
+    # -- bus ------------------------------------------------------------------------
+    def start(self, wait: float = 10.0) -> EngineService:
+        from engine.bus import BusClient
+
+        self.replay()
+        username, password = self.config.username, self.config.password
+        if self.config.broker_config_dir:
+            from engine.broker.config import load_files
+
+            username, password = load_files(self.config.broker_config_dir).login("engine")
+        self._bus = BusClient(
+            host=self.config.broker_host,
+            port=self.config.broker_port,
+            username=username,
+            password=password,
+            table=self.config.table,
+            device=self.config.device,
+            role="engine",
+            session=self.session,
+            persistent=True,
+            on_message=self._on_message,
+        )
+        for channel in (Channel.SHOE, Channel.VISION, Channel.COMMAND, Channel.AVAIL):
+            self._bus.subscribe(channel)
+        self._bus.start(wait=wait)
+        self.publish()
+        return self
+
+    def stop(self) -> None:
+        if self._bus is not None:
+            self._bus.stop()
+        self.store.close()
+
+    def _on_message(self, msg: Message) -> None:
+        with self._lock:
+            self._handle(msg)
+
+    def _handle(self, msg: Message) -> None:
+        if msg.channel is Channel.AVAIL:
+            online = msg.kind == "online"
+            if msg.source == self.config.device:
+                return
+            was = self.core.devices.get(msg.source)
+            self.core.devices[msg.source] = online
+            if was is not None and was != online and msg.source.startswith(("shoe", "bridge", "cam", "vision")):
+                self._accept_own({"kind": "source", "device": msg.source, "status": "online" if online else "offline"})
+            self.publish()
+            return
+        inp = input_from_message(msg)
+        if inp is None or msg.session is None or msg.seq is None:
+            return
+        tracked = self.core.tracker.observe(msg.source, msg.session, msg.seq)
+        if not tracked.verdict.accept:
+            return
+        appended = self.store.append(msg.source, msg.session, msg.seq, str(inp["kind"]), inp)
+        if appended.duplicate:
+            return
+        if tracked.verdict is Verdict.GAP and msg.channel in (Channel.SHOE, Channel.VISION):
+            missing = tracked.missing[1] - tracked.missing[0] + 1 if tracked.missing else 1
+            self._accept_own({"kind": "source", "device": msg.source, "status": "gap", "missing": missing})
+        out = self.core.apply(msg.source, inp)
+        self._after(out)
+
+    def _after(self, out: FloorOutputs | None) -> None:
+        for hand in self.core.finished:
+            self._record(hand)
+        self.core.finished.clear()
+        nxt = self.core.next_hand_input()
+        if nxt is not None:
+            self._accept_own(nxt)
+        self.publish()
+
+    def _record(self, hand: Hand) -> None:
+        from engine.store import HandRecord
+
+        rec = hand_record(hand, self.config.table)
+        now = time.strftime("%Y-%m-%dT%H:%M:%S")
+        self.store.record_hand(
+            HandRecord(rec["hand"], self.config.table, rec["variant"], now, now, rec["events"], rec["phh"])
+        )
+        if self._bus is not None:
+            self._bus.publish(Channel.HISTORY, "hand", hand=rec["hand"], variant=rec["variant"],
+                              events=rec["events"], phh=rec["phh"])
+
+    def publish(self) -> None:
+        if self._bus is None:
+            return
+        self._bus.publish(Channel.STATE, "state", state=self.core.state())
+        self._bus.publish(Channel.PROMPT, "prompts", open=self.core.prompts())
