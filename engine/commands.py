@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import argparse
+import contextlib
 import json
 import sys
 from typing import Any
@@ -137,10 +138,8 @@ def _engine(args: argparse.Namespace) -> int:
     signal.signal(signal.SIGTERM, lambda *_: stop.set())
     service.start()
     print(f"engine for table {config.table}: {service.replayed} inputs replayed; store {config.store}", flush=True)
-    try:
+    with contextlib.suppress(KeyboardInterrupt):
         stop.wait()
-    except KeyboardInterrupt:
-        pass
     service.stop()
     return 0
 
