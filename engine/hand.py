@@ -88,6 +88,11 @@ class Phase(StrEnum):
     COMPLETE = "complete"
 
 
+# The hot paths compare phases with these: in Python 3.11 every ``Phase.X`` is a metaclass
+# attribute lookup, several times the cost of a module global.
+_DEALING, _BETTING, _COMPLETE = Phase.DEALING, Phase.BETTING, Phase.COMPLETE
+_RAZZ = Variant.RAZZ
+
 # Which input events each phase accepts at all (finer checks follow per event).
 ACCEPTS: dict[Phase, tuple[type[Event], ...]] = {
     Phase.DEALING: (CardDealt, CardBurned, CommonCardDealt, DeckReshuffled, CardsShown),
@@ -436,7 +441,7 @@ class Hand:
 
     def next_deal(self) -> tuple[str, int | None, bool] | None:
         """The first of ``expected_deal``, found without listing the rest."""
-        if self.phase is not Phase.DEALING:
+        if self.phase is not _DEALING:
             return None
         street = self.street
         if street > 0 and not self.burned_this_street:
@@ -464,7 +469,7 @@ class Hand:
 
     def options(self) -> Options | None:
         """Every legal action for the player to act, with exact amounts."""
-        if self.phase is not Phase.BETTING or not self.round or not self.round.to_act:
+        if self.phase is not _BETTING or not self.round or not self.round.to_act:
             return None
         # Asked once by the screen and once more by ``apply``: computed once per position in the log.
         cached = self._options_cache
@@ -494,7 +499,7 @@ class Hand:
         return Outputs(
             announcements=tuple(announcements[before:]) if len(announcements) > before else (),
             awards=tuple(awards[awards_before:]) if len(awards) > awards_before else (),
-            hand_over=self.phase is Phase.COMPLETE,
+            hand_over=self.phase is _COMPLETE,
         )
 
     def _handler_for(self, event: Event) -> Callable[[Hand, Any], None]:
@@ -717,7 +722,7 @@ class Hand:
         up = self.up_cards_for_ranking(self.seats[i])
         if not up:
             return ()  # nothing identified on this board: it never acts first
-        return _board_value(up, self.config.variant is Variant.RAZZ)
+        return _board_value(up, self.config.variant is _RAZZ)
 
     def _best_board_index(self, live: list[int]) -> int:
         """RRoP stud 1: high board acts first (razz 3: low board); ties by position.

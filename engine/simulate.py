@@ -53,6 +53,10 @@ def weighted_choice(rng: random.Random, options: tuple[Option, ...]) -> Option:
     return pick_weighted(rng, options, [weight(o.action, 1) for o in options])
 
 
+# Compared at every event: in Python 3.11 every ``Phase.X`` is a metaclass attribute lookup.
+_DEALING, _BETTING, _SHOWDOWN = Phase.DEALING, Phase.BETTING, Phase.SHOWDOWN
+
+
 class SimulatedDealer:
     """Deals a hand from a shuffled deck and asks a chooser for every decision."""
 
@@ -67,7 +71,7 @@ class SimulatedDealer:
         """The next thing that happens at the table, or None when the hand is over."""
         hand = self.hand
         phase = hand.phase
-        if phase is Phase.BETTING:
+        if phase is _BETTING:
             if choose is not None:
                 return choose(hand)
             opts = hand.options()
@@ -75,7 +79,7 @@ class SimulatedDealer:
             o = weighted_choice(self.rng, opts.options)
             action = o.action
             return PlayerAction(opts.seat, action, None if action == "fold" or action == "check" else o.amount)
-        if phase is Phase.DEALING:
+        if phase is _DEALING:
             slot = hand.next_deal()
             assert slot is not None
             if hand.street == 4:
@@ -95,7 +99,7 @@ class SimulatedDealer:
                 kind, seat, face_up = hand.expected_deal()[1]
             assert seat is not None
             return CardDealt(seat, self.deck.pop(), face_up)
-        if phase is Phase.SHOWDOWN:
+        if phase is _SHOWDOWN:
             seat = hand.to_act
             assert seat is not None
             return CardsShown(seat, tuple(hand.seat(seat).down))
