@@ -29,7 +29,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from engine import phh
+from engine import phh, wire
 from engine.bus import SourceTracker, Verdict
 from engine.floor import Floor, FloorError, FloorOutputs
 from engine.hand import Hand
@@ -38,6 +38,17 @@ from engine.rules import ConfigError, GameConfig
 from engine.wire import Channel, Message
 
 log = logging.getLogger(__name__)
+
+# The engine's own console commands beyond the contract's defaults (docs/wire.md).
+wire.register_schema(
+    Channel.COMMAND,
+    "show",
+    wire.Schema((wire.F("seat", wire.seat_no), wire.F("cards", wire.list_of(wire.card, 7))),
+                doc="the dealer enters the cards a player shows at showdown"),
+)
+wire.register_schema(
+    Channel.COMMAND, "muck", wire.Schema((wire.F("seat", wire.seat_no),), doc="a player mucks at showdown")
+)
 
 ENGINE_SOURCE = "engine"  # inputs the engine makes itself (seating from the config, automatic next hand)
 
