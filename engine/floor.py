@@ -282,8 +282,7 @@ class Floor:
                 out,
                 action=action,
                 amount=amount,
-                level=rnd.to,
-                count=rnd.count,
+                since=len(hand.events),
             )
             return
         self._apply(PlayerAction(seat, action, amount), out)
@@ -311,7 +310,12 @@ class Floor:
             held = self.out_of_turn.pop(seat, None)
             if held is None:
                 return
-            if rnd.to == held["level"] and rnd.count == held["count"]:
+            # RRoP 3.5: it binds if no player in between bet, called or raised after it was made.
+            between = [
+                e for e in hand.events[held["since"]:]
+                if isinstance(e, PlayerAction) and e.seat != seat and e.action not in ("check", "fold")
+            ]
+            if not between:
                 try:
                     self._apply(PlayerAction(seat, held["action"], held["amount"]), out)
                     out.notes.append(f"seat {seat}'s out-of-turn {held['action']} binds")
@@ -319,7 +323,7 @@ class Floor:
                 except FloorError as exc:
                     out.notes.append(f"seat {seat}'s out-of-turn {held['action']} cannot stand: {exc}")
             else:
-                out.notes.append(f"seat {seat}'s out-of-turn {held['action']} is void: the action changed before it")
+                out.notes.append(f"seat {seat}'s out-of-turn {held['action']} is void: a player in between bet or called")
             if held["action"] == "check":
                 # RRoP 3.5: a player who checks out of turn may not bet or raise on the next turn.
                 rnd.call_only.add(hand._index[seat])
@@ -629,8 +633,7 @@ class Floor:
             self.out_of_turn[seat] = {
                 "action": p.data.get("action"),
                 "amount": p.data.get("amount"),
-                "level": p.data.get("level"),
-                "count": p.data.get("count"),
+                "since": p.data.get("since", 0),
             }
 
     def _rule_stud_last_card_up(self, p: Prompt, option: str, out: FloorOutputs) -> None:
