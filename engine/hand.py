@@ -48,12 +48,16 @@ from engine.events import (
     Announcement,
     CardBurned,
     CardDealt,
+    CardsRemoved,
     CardsShown,
     CommonCardDealt,
     DeckReshuffled,
     Event,
+    HandKilled,
     HandMucked,
     HandStarted,
+    HandVoided,
+    HoleCardExposed,
     Outputs,
     PlayerAction,
     PotAward,
@@ -95,9 +99,12 @@ _RAZZ = Variant.RAZZ
 
 # Which input events each phase accepts at all (finer checks follow per event).
 ACCEPTS: dict[Phase, tuple[type[Event], ...]] = {
-    Phase.DEALING: (CardDealt, CardBurned, CommonCardDealt, DeckReshuffled, CardsShown),
-    Phase.BETTING: (PlayerAction, CardsShown),
-    Phase.SHOWDOWN: (CardsShown, HandMucked),
+    Phase.DEALING: (
+        CardDealt, CardBurned, CommonCardDealt, DeckReshuffled, CardsShown,
+        HoleCardExposed, HandKilled, HandVoided, CardsRemoved,
+    ),
+    Phase.BETTING: (PlayerAction, CardsShown, HandKilled, HandVoided, CardsRemoved),
+    Phase.SHOWDOWN: (CardsShown, HandMucked, HandKilled, HandVoided),
     Phase.COMPLETE: (CardsShown,),
 }
 
@@ -136,6 +143,9 @@ class SeatState:
     absent: bool = False
     n_down: int = 0  # counts of cards held, kept beside ``cards`` because dealing asks often
     n_up: int = 0
+    exposed_door: bool = False  # RRoP stud 5: the up card on third street is an exposed hole card
+    last_up: bool = False  # RRoP stud 16-17: the seventh card was dealt face up and plays so
+    killed: str = ""  # the rule that killed the hand, if a ruling did
 
     @property
     def live(self) -> bool:
@@ -171,6 +181,9 @@ class SeatState:
             "committed": self.committed,
             "ante": self.ante,
             "absent": self.absent,
+            "exposed_door": self.exposed_door,
+            "last_up": self.last_up,
+            "killed": self.killed,
         }
 
 
@@ -303,6 +316,8 @@ class Hand:
         self.common: list[Card] = []
         self.recycled: set[Card] = set()  # back in the stub after a reshuffle (RRoP stud 15)
         self.stub = CARDS_IN_DECK  # cards left in the dealer's hand, unknown ones included
+        self.removed: list[Card] = []  # RRoP stud 14: premature cards set aside
+        self.voided = False  # RRoP 3.2, 3.4: all action void, every chip returned
         self.seen: set[Card] = set()  # identified cards out of the stub: on seats, burned, common
         self._options_cache: tuple[int, Options] | None = None
         self.round: BettingRound | None = None
@@ -347,6 +362,8 @@ class Hand:
             "common": [str(c) for c in self.common],
             "recycled": sorted(str(c) for c in self.recycled),
             "stub": self.stub,
+            "removed": [str(c) for c in self.removed],
+            "voided": self.voided,
             "round": self.round.snapshot() if self.round else None,
             "last_round": self.last_round.snapshot() if self.last_round else None,
             "to_show": list(self.to_show),
@@ -388,11 +405,18 @@ class Hand:
     def is_over(self) -> bool:
         return self.phase is Phase.COMPLETE
 
+    def due(self, s: SeatState) -> tuple[int, int]:
+        """(down, up) cards this seat holds once the current street is dealt."""
+        down_due, up_due = DUE[self.street]
+        if s.last_up and self.street == 4:
+            return (down_due - 1, up_due + 1)  # RRoP stud 16-17: the last card plays face up
+        return (down_due, up_due)
+
     def needs(self, s: SeatState) -> tuple[int, int]:
         """(down, up) cards this seat still needs on the current street."""
         if self.phase is not Phase.DEALING or not s.live or (self.common and self.street == 4):
             return (0, 0)
-        down_due, up_due = DUE[self.street]
+        down_due, up_due = self.due(s)
         return (max(0, down_due - s.n_down), max(0, up_due - s.n_up))
 
     def common_card_street(self) -> bool:
@@ -424,14 +448,16 @@ class Hand:
         ):
             slots.append(("burn", None, False))
         if self.street == 0:
-            # Two rounds of down cards, then the door cards, each from the dealer's left.
+            # Two rounds of down cards, then the door cards, each from the dealer's left
+            # (a seat whose hole card was turned up gets its third card down: RRoP stud 5).
+            counts = {s.seat: (s.n_down, s.n_up) for s in self.live_seats}
             for rnd in range(3):
                 for s in self.live_seats:
-                    down, up = self.needs(s)
-                    if rnd < 2 and down > 1 - rnd:
-                        slots.append(("card", s.seat, False))
-                    elif rnd == 2 and up:
-                        slots.append(("card", s.seat, True))
+                    n_down, n_up = counts[s.seat]
+                    if n_down + n_up <= rnd:
+                        face_up = n_up == 0 if rnd == 2 else n_down >= 2
+                        slots.append(("card", s.seat, face_up))
+                        counts[s.seat] = (n_down + (not face_up), n_up + face_up)
         else:
             for s in self.live_seats:
                 down, up = self.needs(s)
@@ -453,18 +479,18 @@ class Hand:
             else:
                 return ("burn", None, False)
         if street == 0:
-            for s in self.seats:
-                if s.n_down < 1 and s.live:
-                    return ("card", s.seat, False)
-            for s in self.seats:
-                if s.n_down < 2 and s.live:
-                    return ("card", s.seat, False)
+            for rnd in (0, 1, 2):
+                for s in self.seats:
+                    if s.n_down + s.n_up <= rnd and s.live:
+                        return ("card", s.seat, s.n_up == 0 if rnd == 2 else s.n_down >= 2)
+            return None
         elif street == 4 and self.common:
             return None  # the common card plays for everyone (see ``needs``)
-        down_due, up_due = DUE[street]
         for s in self.seats:
-            if (s.n_down < down_due or s.n_up < up_due) and s.live:
-                return ("card", s.seat, s.n_up < up_due and s.n_down >= down_due)
+            if s.live:
+                down_due, up_due = self.due(s)
+                if s.n_down < down_due or s.n_up < up_due:
+                    return ("card", s.seat, s.n_up < up_due and s.n_down >= down_due)
         return None
 
     def options(self) -> Options | None:
@@ -550,7 +576,7 @@ class Hand:
         if self.common and street == 4:
             down = up = 0  # the common card was the seventh card for everyone
         else:
-            down_due, up_due = DUE[street]
+            down_due, up_due = self.due(s)
             down, up = down_due - s.n_down, up_due - s.n_up
         if (e.face_up and up <= 0) or (not e.face_up and down <= 0):
             if down <= 0 and up <= 0:
@@ -630,7 +656,7 @@ class Hand:
                 "RRoP stud 15",
                 f"{self.stub_size()} cards are left for {waiting} players; no reshuffle is needed",
             )
-        back = list(self.burns)
+        back = list(self.burns) + list(self.removed)  # RRoP stud 15: and any cards removed from the deck
         if self.config.rules.reshuffle_includes_muck:
             back += [c for s in self.seats if not s.live for c in s.all_cards]
         back = [c for c in back if c not in self.recycled or not c.known]
@@ -644,14 +670,98 @@ class Hand:
             )
         )
 
+    # ------------------------------------------------------------ rulings
+
+    def _on_hole_card_exposed(self, e: HoleCardExposed) -> None:
+        s = self.seat(e.seat)
+        if not s.live:
+            raise IllegalAction("engine.ruling", f"seat {e.seat} is out of the hand")
+        if self.street == 0:
+            # RRoP stud 5: a first or second hole card turned up becomes the up card; the third comes down.
+            if s.n_up == 0 and s.n_down > 0:
+                k = max(i for i, (_, up) in enumerate(s.cards) if not up)
+                s.cards[k] = (s.cards[k][0], True)
+                s.n_down -= 1
+                s.n_up += 1
+            elif not (s.n_up == 1 and s.n_down < 2):
+                raise IllegalAction("RRoP stud 5", f"seat {e.seat} has no exposed hole card on third street")
+            s.exposed_door = True
+            self.announcements.append(
+                Announcement("ruling", f"Seat {e.seat}'s hole card was exposed: the third card comes down", (e.seat,))
+            )
+        elif self.street == 4:
+            # RRoP stud 16-17: the last card dealt face up is kept and plays face up.
+            if s.n_down > 2:
+                k = max(i for i, (_, up) in enumerate(s.cards) if not up)
+                s.cards[k] = (s.cards[k][0], True)
+                s.n_down -= 1
+                s.n_up += 1
+            s.last_up = True
+            self.announcements.append(
+                Announcement("ruling", f"Seat {e.seat}'s last card plays face up", (e.seat,))
+            )
+        else:
+            raise IllegalAction("RRoP stud 5", "a hole card is exposed on third or seventh street only")
+        self._after_card()
+
+    def _on_hand_killed(self, e: HandKilled) -> None:
+        s = self.seat(e.seat)
+        if not s.live:
+            raise IllegalAction("engine.ruling", f"seat {e.seat}'s hand is already out")
+        idx = self._index[e.seat]
+        s.folded = True
+        s.killed = e.rule
+        if e.refund_ante:
+            # RRoP stud 5: both hole cards dealt up: dead hand, ante returned.
+            s.stack += s.ante
+            s.committed -= s.ante
+            s.ante = 0
+        self.announcements.append(Announcement("dead_hand", f"Seat {e.seat}'s hand is dead", (e.seat,)))
+        if len(self.live_seats) == 1:
+            self._award_uncontested()
+            return
+        if self.phase is Phase.BETTING and self.round is not None:
+            if idx in self.round.to_act:
+                self.round.to_act.remove(idx)
+            self._maybe_close_round()
+        elif self.phase is Phase.DEALING:
+            self._after_card()
+        elif self.phase is Phase.SHOWDOWN:
+            if idx in self.to_show:
+                self.to_show.remove(idx)
+            self._maybe_settle()
+
+    def _on_hand_voided(self, e: HandVoided) -> None:
+        # RRoP 3.2 misdeal; 3.4 foreign or duplicate card: all action void, chips back to who wagered them.
+        for s in self.seats:
+            s.stack = s.starting_stack
+            s.committed = 0
+            s.bet = 0
+        self.voided = True
+        self.round = None
+        self.to_show = []
+        self.phase = Phase.COMPLETE
+        self.announcements.append(Announcement("voided", "All action is void: every chip goes back", ()))
+
+    def _on_cards_removed(self, e: CardsRemoved) -> None:
+        # RRoP stud 14: premature cards do not play; they are held aside for a reshuffle.
+        if not e.cards:
+            raise IllegalAction("RRoP stud 14", "no cards to remove")
+        for c in e.cards:
+            self._check_new_card(c, "set aside")
+        for c in e.cards:
+            self._take_from_stub(c)
+            self.removed.append(c)
+
     def _after_card(self) -> None:
         if self.common and self.street == 4:
             self._begin_betting()
             return
-        down_due, up_due = DUE[self.street]
         for s in self.seats:
-            if not s.folded and not s.mucked and (s.n_down < down_due or s.n_up < up_due):
-                return
+            if not s.folded and not s.mucked:
+                down_due, up_due = self.due(s)
+                if s.n_down < down_due or s.n_up < up_due:
+                    return
         self._begin_betting()
 
     # ------------------------------------------------------------- betting
@@ -667,15 +777,26 @@ class Hand:
             rnd.bring_in_open = True
             rnd.completion_pending = True
             rnd.opener = opener
-            order = self._rotate(live, opener)
             low = self.seats[opener]
+            if low.exposed_door:
+                # RRoP stud 5: the exposed card would have been low: action starts to that player's left,
+                # who may fold, bring in or complete; the exposed player acts in turn, unforced.
+                first = live[(live.index(opener) + 1) % len(live)]
+                order = self._rotate(live, first)
+            else:
+                order = self._rotate(live, opener)
             rnd.to_act = self._can_act(order)
             rnd.bring_in_forced = bool(rnd.to_act) and (
                 rnd.to_act[0] == opener or not cfg.rules.bring_in_passes_with_fold
-            )
+            ) and not low.exposed_door
             door = low.up[0]
             text = f"{door.name.capitalize()} brings it in"
-            if low.stack == 0:
+            if low.exposed_door:
+                text = (
+                    f"The exposed {door.name} would be low: seat {self.seats[order[0]].seat} acts first "
+                    "and may fold, bring it in or complete"
+                )
+            elif low.stack == 0:
                 # RRoP stud 8: the low card is all in for the ante; the player to the left acts first.
                 text = f"{door.name.capitalize()} is low but all in for the ante; seat {self._seat_after(opener)} acts first"
             self.announcements.append(Announcement("low_card", text, (low.seat,)))

@@ -125,7 +125,7 @@ def summary(floor: Floor) -> dict[str, Any]:
                 "cards": {
                     str(s.seat): {"up": [str(c) for c in s.up], "down": len(s.down)} for s in hand.seats
                 },
-                "voided": getattr(hand, "voided", False),
+                "voided": hand.voided,
                 "announcements": [a.text for a in hand.announcements],
             }
         )

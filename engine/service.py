@@ -210,7 +210,8 @@ def hand_record(hand: Hand, table: str) -> dict[str, Any]:
         "hand": f"{table}-{hand.hand_id}",
         "variant": hand.config.variant.value,
         "events": [e.to_json() for e in hand.events],
-        "phh": phh.dumps(hand) if not getattr(hand, "voided", False) else None,
+        # A hand changed by a ruling (void, killed hands) has no PHH form; its events tell it all.
+        "phh": None if hand.voided or any(s.killed for s in hand.seats) else phh.dumps(hand),
         "finishing_stacks": hand.finishing_stacks(),
     }
 
