@@ -50,8 +50,8 @@ from vision.deck import BACK, CARD_W, STRIP_H, STRIP_W, STRIP_X0, STRIP_Y0, Deck
 MIN_GAP, MAX_GAP = 0.22, 0.68  # stud row offsets, as fractions of a card width
 SCAN = 2  # coarse scan subsampling (pixels of the template scale)
 DOWN_GAP_MM = 8.0
-COVERED_MIN = 0.84  # a covered card is only believed when its corner matches this well
-BACK_MIN = 0.7  # whole-card likeness to the enrolled back that makes a blob face-down cards
+COVERED_MIN = 0.86  # a covered card is only believed when its corner matches this well
+BACK_MIN = 0.5  # whole-card likeness to the enrolled back that makes a blob face-down cards
 PLAN_TAU = 0.5  # coarse score a guessed card edge must beat to be worth a card
 CANDIDATES = 24
 QUERY_BLUR = 0.4
@@ -141,6 +141,7 @@ class FeltSegmenter:
         small = cv2.resize(frame, self.small_size, interpolation=cv2.INTER_AREA)
         hsv = cv2.cvtColor(small, cv2.COLOR_BGR2HSV)
         hue, sat, _val = cv2.split(hsv)
+        self._sat = sat
         bg = np.zeros_like(hue)
         for name, region, tol in (("felt", self.felt_mask, 14), ("rail", self.rail_mask, 8)):
             idx = self.samples[name]
@@ -171,6 +172,31 @@ class FeltSegmenter:
     def to_table(self, cnt: np.ndarray) -> np.ndarray:
         pts = cnt.reshape(-1, 2).astype(np.float64) * 2 + 0.5
         return self.calib.to_table(pts).astype(np.float32)
+
+    def split_by_colour(self, cnt: np.ndarray) -> list[np.ndarray]:
+        """Cut coloured card backs out of a blob of white faces (an up row lying against the hole cards).
+
+        Uses the saturation of the last frame given to :meth:`foreground`.  Returns [] when
+        the blob has no coloured part or is all coloured.
+        """
+        x, y, w, h = cv2.boundingRect(cnt)
+        mask = np.zeros((h, w), np.uint8)
+        cv2.drawContours(mask, [cnt - np.array([x, y], np.int32)], -1, 255, cv2.FILLED)
+        sat = self._sat[y : y + h, x : x + w]
+        coloured = cv2.bitwise_and(cv2.threshold(sat, 70, 255, cv2.THRESH_BINARY)[1], mask)
+        k5 = cv2.getStructuringElement(cv2.MORPH_ELLIPSE, (5, 5))
+        coloured = cv2.morphologyEx(cv2.morphologyEx(coloured, cv2.MORPH_CLOSE, k5), cv2.MORPH_OPEN, k5)
+        total = cv2.countNonZero(mask)
+        share = cv2.countNonZero(coloured) / max(total, 1)
+        if not 0.15 < share < 0.85:
+            return []
+        rest = cv2.bitwise_and(mask, cv2.bitwise_not(cv2.dilate(coloured, k5, iterations=2)))
+        rest = cv2.morphologyEx(rest, cv2.MORPH_OPEN, np.ones((3, 3), np.uint8))
+        out = []
+        for part in (coloured, rest):
+            cs, _ = cv2.findContours(part, cv2.RETR_EXTERNAL, cv2.CHAIN_APPROX_SIMPLE)
+            out.extend(c + np.array([x, y], np.int32) for c in cs if cv2.contourArea(c) >= 60)
+        return out if len(out) >= 2 else []
 
     @staticmethod
     def split(cnt: np.ndarray, radius: int) -> list[np.ndarray]:
@@ -270,6 +296,8 @@ class Detector:
                         parts = self.segmenter.split(cnt, radius)
                         if parts:
                             break
+                    else:
+                        parts = self.segmenter.split_by_colour(cnt)
                     if parts:
                         queue.extend((p, depth + 1) for p in parts)
                         continue
@@ -371,6 +399,26 @@ class Detector:
                     views.append((1 - r.way, r.last - p))
                 jobs.append((r, r.way, i, views, self._candidates(r.scans[r.way], p)))
         reads = self._refine_batch(jobs)
+        # A covered card whose corner did not match where the coarse plan put it: look a little
+        # to either side before giving it up (the coarse scan steps 2 px and blurs).
+        retry = []
+        for r, way, i, views, _cand in jobs:
+            if 0 < i < len(r.positions) - 1 and reads[(id(r), way, i)][1] < COVERED_MIN:
+                p = views[0][1]
+                lo = r.positions[i - 1] + math.ceil(MIN_GAP * CARD_W)
+                hi = r.positions[i + 1] - math.ceil(MIN_GAP * CARD_W)
+                for k, dp in enumerate((-5, 5)):
+                    q = int(np.clip(p + dp, lo, hi))
+                    if q == p:
+                        continue
+                    retry.append((r, way, 1000 * (k + 1) + i, [(views[0][0], q)], self._candidates(r.scans[way], q)))
+        if retry:
+            again = self._refine_batch(retry)
+            for r, way, key, views, _cand in retry:
+                i = key % 1000
+                if again[(id(r), way, key)][1] > reads[(id(r), way, i)][1]:
+                    reads[(id(r), way, i)] = again[(id(r), way, key)]
+                    r.positions[i] = views[0][1]
         out: list[Detection] = []
         for r in rows:
             if r.backness >= BACK_MIN:
@@ -387,6 +435,10 @@ class Detector:
         no_back = not self.deck.has_back
         for r in chosen.values():
             positions = r.positions
+            backs = sum(1 for i in range(len(positions)) if reads[(id(r), r.way, i)][0] == BACK)
+            if backs * 2 > len(positions):  # face-down cards side by side that looked less like the back
+                out.extend(self._down_cards(r))
+                continue
             for i, p in enumerate(positions):
                 label, score = reads[(id(r), r.way, i)]
                 covered = i < len(positions) - 1
