@@ -150,6 +150,7 @@ class Floor:
         self.shoe_active = True  # a shoe supplies card identities and the deal order
         self.camera_active = True
         self.absent: set[int] = set()
+        self.folded_no_wager: set[int] = set()  # RRoP stud 7: dealt on until a bet kills the hand
         self.out_of_turn: dict[int, dict[str, Any]] = {}  # held binding actions, by seat
         self.pending_removals = 0  # RRoP stud 14: cards still to set aside after a premature deal
         self.hands: list[Hand] = []  # finished hands, in order
@@ -249,6 +250,7 @@ class Floor:
                     raise FloorError("rule on the open prompts before the next hand")
                 start = self.table.start_hand()
                 self.absent &= {s.seat for s in start.seats}
+                self.folded_no_wager.clear()
                 self.out_of_turn.clear()
                 self.pending_removals = 0
                 self._apply(start, out)
@@ -304,8 +306,16 @@ class Floor:
                     bring = opts.find("bring_in")
                     assert bring is not None
                     self._apply(PlayerAction(seat, "bring_in", bring.amount), out)
-                else:
+                if hand.seat(seat).live and not hand.is_over:
                     self._apply(HandKilled(seat, "stud.absent-player"), out)
+                continue
+            if seat in self.folded_no_wager:
+                # RRoP stud 7: the seat checks along until it faces a bet, which kills the hand.
+                opts = hand.options()
+                if opts is not None and opts.find("check"):
+                    self._apply(PlayerAction(seat, "check"), out)
+                else:
+                    self._apply(HandKilled(seat, "stud.fold-without-wager"), out)
                 continue
             held = self.out_of_turn.pop(seat, None)
             if held is None:
@@ -583,7 +593,7 @@ class Floor:
     def _rule_stud_fold_without_wager(self, p: Prompt, option: str, out: FloorOutputs) -> None:
         # RRoP stud 7: the seat keeps receiving cards; it is killed by the first bet it faces.
         if option == "confirm":
-            self.absent.add(p.seats[0])
+            self.folded_no_wager.add(p.seats[0])
 
     def _rule_stud_premature_card(self, p: Prompt, option: str, out: FloorOutputs) -> None:
         hand = self._live_hand()
