@@ -37,7 +37,7 @@ STRIP_W, STRIP_H = 16, 36
 BLUR = 1.0
 BACK = 52  # label of the back
 THUMB = (12, 18)
-AUGMENT = ((52, 0.0), (52, 0.5), (70, 0.25), (90, 0.5))  # (camera card width px, sub-pixel phase)  # whole-card thumbnail (w, h) for telling a back from a face
+AUGMENT = ((52, 0.5), (70, 0.25), (90, 0.5))  # (camera card width px, sub-pixel phase)
 MODEL_VERSION = 1
 
 CODES = [str(c) for c in DECK]

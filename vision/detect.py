@@ -53,11 +53,12 @@ DOWN_GAP_MM = 8.0
 COVERED_MIN = 0.86  # a covered card is only believed when its corner matches this well
 BACK_MIN = 0.5  # whole-card likeness to the enrolled back that makes a blob face-down cards
 PLAN_TAU = 0.5  # coarse score a guessed card edge must beat to be worth a card
-CANDIDATES = 24
+CANDIDATES = 24  # best coarse templates whose cards are re-matched at full resolution
 QUERY_BLUR = 0.4
 PLAIN_MIN = 0.6  # plain correlation below this costs score one for one (blank paper is not a card)
 PAD_X, PAD_Y = 2, 3  # slack of the fine match, template pixels
 SPLIT_RADII = (2, 4)  # half-size px: a gentle cut at narrow necks first, then a harder one
+DY = 1  # rows of slack either side of the measured top edge
 MARGIN = 6  # crop rows above and below the card, template pixels
 
 
@@ -534,7 +535,7 @@ class Detector:
         """Re-match candidates at full resolution, +-2 px along and +-1 px across, summed over the views."""
         if not jobs:
             return {}
-        specs = [[(bw, p, range(-PAD_X, PAD_X + 1), range(-1, 2)) for bw, p in v] for _r, _w, _i, v, _c in jobs]
+        specs = [[(bw, p, range(-PAD_X, PAD_X + 1), range(-DY, DY + 1)) for bw, p in v] for _r, _w, _i, v, _c in jobs]
         res = self._score_jobs(jobs, specs)
         return {(id(r), way, i): (lab, sc) for (r, way, i, _v, _c), (lab, sc, _b) in zip(jobs, res, strict=True)}
 
@@ -562,8 +563,11 @@ class Detector:
             total = np.zeros(len(cand), np.float32)
             per_view = []
             for start, n, _xs in idx:
-                gate = np.minimum(0.0, (plain[start : start + n] @ ptmpl.T) - PLAIN_MIN)
-                sc = emb[start : start + n] @ tmpl.T + gate  # (windows, templates)
+                sc = emb[start : start + n] @ tmpl.T  # (windows, templates)
+                # The blank-paper gate, only where it can matter: each template's best window.
+                wbest = sc.argmax(axis=0)
+                plain_best = np.einsum("td,td->t", plain[start + wbest], ptmpl)
+                sc[wbest, np.arange(len(tids))] += np.minimum(0.0, plain_best - PLAIN_MIN)
                 best = np.maximum.reduceat(sc, starts, axis=1)  # (windows, labels): any view, any variant
                 total += best.max(axis=0) / len(idx)
                 per_view.append(best)
