@@ -267,6 +267,18 @@ class HoleCardExposed(Event):
 
 
 @dataclass(frozen=True)
+class ActionWithdrawn(Event):
+    """RRoP 3.5: a player unaware of a raise takes back the call, if nobody acted after."""
+
+    type: ClassVar[str] = "action_withdrawn"
+    seat: int
+
+    @classmethod
+    def from_fields(cls, d: dict[str, Any]) -> ActionWithdrawn:
+        return cls(_int("seat", d["seat"], 1))
+
+
+@dataclass(frozen=True)
 class CardsRemoved(Event):
     """RRoP stud 14: cards dealt prematurely are taken out of play (kept aside for a reshuffle)."""
 

@@ -40,6 +40,7 @@ from typing import Any
 
 from engine.cards import UNKNOWN, Card, CardError, parse_cards
 from engine.events import (
+    ActionWithdrawn,
     CardBurned,
     CardDealt,
     CardsRemoved,
@@ -509,6 +510,12 @@ class Floor:
                 raise FloorError(f"seat {seat} is not the player to act")
             if rnd.to > hand.seat(int(str(seat))).bet:
                 raise FloorError(f"seat {seat} faces a wager: that is an ordinary fold")
+        if rule_id == "betting.unaware-of-raise" and hand is not None:
+            last = hand.events[-1]
+            if not isinstance(last, PlayerAction) or last.seat != seat:
+                raise FloorError(
+                    f"seat {seat}'s action can be taken back only if nobody has acted after it [RRoP 3.5]"
+                )
         self._open(rule_id, seats, out, **{k: v for k, v in inp.items() if k not in ("kind", "report", "seat")})
 
     def _on_source(self, inp: Mapping[str, Any], out: FloorOutputs) -> None:
@@ -645,6 +652,9 @@ class Floor:
                 "amount": p.data.get("amount"),
                 "since": p.data.get("since", 0),
             }
+
+    def _rule_betting_unaware_of_raise(self, p: Prompt, option: str, out: FloorOutputs) -> None:
+        self._apply(ActionWithdrawn(p.seats[0]), out)
 
     def _rule_stud_last_card_up(self, p: Prompt, option: str, out: FloorOutputs) -> None:
         # RRoP stud 16-18: the last card dealt face up is kept and plays face up.

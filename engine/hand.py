@@ -45,6 +45,7 @@ from typing import Any
 
 from engine.cards import UNKNOWN, Card
 from engine.events import (
+    ActionWithdrawn,
     Announcement,
     CardBurned,
     CardDealt,
@@ -103,7 +104,7 @@ ACCEPTS: dict[Phase, tuple[type[Event], ...]] = {
         CardDealt, CardBurned, CommonCardDealt, DeckReshuffled, CardsShown,
         HoleCardExposed, HandKilled, HandVoided, CardsRemoved,
     ),
-    Phase.BETTING: (PlayerAction, CardsShown, HandKilled, HandVoided, CardsRemoved),
+    Phase.BETTING: (PlayerAction, CardsShown, HandKilled, HandVoided, CardsRemoved, ActionWithdrawn),
     Phase.SHOWDOWN: (CardsShown, HandMucked, HandKilled, HandVoided),
     Phase.COMPLETE: (CardsShown,),
 }
@@ -742,6 +743,23 @@ class Hand:
         self.to_show = []
         self.phase = Phase.COMPLETE
         self.announcements.append(Announcement("voided", "All action is void: every chip goes back", ()))
+
+    def _on_action_withdrawn(self, e: ActionWithdrawn) -> None:
+        # RRoP 3.5: unaware of a raise, a player may withdraw the chips and reconsider,
+        # provided no one else has acted after.  The hand is rebuilt without that action.
+        last = self.events[-1] if self.events else None
+        if not isinstance(last, PlayerAction) or last.seat != e.seat:
+            raise IllegalAction(
+                "RRoP 3.5", f"only seat {e.seat}'s own last action, with nobody acting after it, can be withdrawn"
+            )
+        full = self.events
+        rebuilt = Hand.replay(full[:-1])
+        self.__dict__.update(rebuilt.__dict__)
+        self.events = full
+        self._options_cache = None
+        self.announcements.append(
+            Announcement("ruling", f"Seat {e.seat} takes back the {last.action}: seat {self.to_act} to act", (e.seat,))
+        )
 
     def _on_cards_removed(self, e: CardsRemoved) -> None:
         # RRoP stud 14: premature cards do not play; they are held aside for a reshuffle.

@@ -43,6 +43,8 @@ class Rule:
     ruling: str
     options: tuple[RuleOption, ...] = ()
     blocks: tuple[str, ...] = ("deal", "action")  # inputs refused while the prompt is open
+    # False where acknowledging the ruling is the whole effect (the card plays, nothing is undone).
+    changes_hand: bool = True
     tests: tuple[str, ...] = field(default=())
 
 
@@ -149,6 +151,7 @@ RULES: Final[tuple[Rule, ...]] = (
         "A card dealt to seat {seat} went off the table. It must play and is treated as an exposed card.",
         (CONFIRM,),
         blocks=("deal",),
+        changes_hand=False,
     ),
     Rule(
         "stud.announcements",
@@ -203,6 +206,7 @@ RULES: Final[tuple[Rule, ...]] = (
             _o("common", "Common card", "the next card is dealt face up to the centre"),
         ),
         blocks=(),
+        changes_hand=False,
     ),
     Rule(
         "stud.allin-last-card-up",
@@ -247,6 +251,7 @@ RULES: Final[tuple[Rule, ...]] = (
         "A player who calls a bet while beaten on board is not entitled to a refund.",
         (CONFIRM,),
         blocks=(),
+        changes_hand=False,
     ),
     # ---- misdeals (002 3.2) -------------------------------------------------------------------
     Rule(
@@ -349,6 +354,7 @@ RULES: Final[tuple[Rule, ...]] = (
         "A mucked hand is dead unless management rules it retrievable.",
         (CONFIRM,),
         blocks=(),
+        changes_hand=False,
     ),
     # ---- irregularities (002 3.4) ----------------------------------------------------------
     Rule(
@@ -392,6 +398,7 @@ RULES: Final[tuple[Rule, ...]] = (
         "A card found face up in the deck is a scrap of paper: it is replaced by the next card.",
         (CONFIRM,),
         blocks=(),
+        changes_hand=False,
     ),
     Rule(
         "deck.joker",
@@ -402,6 +409,7 @@ RULES: Final[tuple[Rule, ...]] = (
         "A joker is a scrap of paper: it is replaced as a boxed card. No misdeal.",
         (CONFIRM,),
         blocks=(),
+        changes_hand=False,
     ),
     Rule(
         "deck.missing-cards",
@@ -430,6 +438,7 @@ RULES: Final[tuple[Rule, ...]] = (
         "A card flashed by the dealer is treated as an exposed card (stud: see stud.exposed-holecard).",
         (CONFIRM,),
         blocks=("deal",),
+        changes_hand=False,
     ),
     Rule(
         "deal.player-dropped-card",
@@ -440,6 +449,7 @@ RULES: Final[tuple[Rule, ...]] = (
         "A card dropped on the floor by a player must still be played.",
         (CONFIRM,),
         blocks=(),
+        changes_hand=False,
     ),
     # ---- betting and raising (002 3.5) -----------------------------------------------------
     Rule(
@@ -465,6 +475,7 @@ RULES: Final[tuple[Rule, ...]] = (
         "Seat {seat} did not stop the action before three players acted behind: it may lose the right to act.",
         (CONFIRM,),
         blocks=(),
+        changes_hand=False,
     ),
     Rule(
         "betting.unaware-of-raise",
@@ -542,6 +553,7 @@ RULES: Final[tuple[Rule, ...]] = (
         "Any player dealt in may ask to see a called hand; a folded hand asked for by a non-winner is dead.",
         (CONFIRM,),
         blocks=(),
+        changes_hand=False,
     ),
     # ---- the system's own inputs -----------------------------------------------------------
     Rule(
@@ -553,6 +565,7 @@ RULES: Final[tuple[Rule, ...]] = (
         "{device} went offline. Continue with the other sensors or key in cards by hand.",
         (CONFIRM,),
         blocks=(),
+        changes_hand=False,
     ),
     Rule(
         "source.gap",
@@ -563,6 +576,7 @@ RULES: Final[tuple[Rule, ...]] = (
         "{device} skipped {missing} message(s). Check the cards on the table against the screen.",
         (CONFIRM,),
         blocks=(),
+        changes_hand=False,
     ),
 )
 
