@@ -13,7 +13,6 @@ clubs < diamonds < hearts < spades.
 from __future__ import annotations
 
 from collections.abc import Iterable, Iterator
-from dataclasses import dataclass
 from typing import Final
 
 RANKS: Final = "23456789TJQKA"
@@ -57,18 +56,55 @@ class CardError(ValueError):
     """A card code that is not a card."""
 
 
-@dataclass(frozen=True, slots=True, order=False)
 class Card:
-    """One card, or the unknown card when ``rank`` and ``suit`` are ``?``."""
+    """One card, or the unknown card when ``rank`` and ``suit`` are ``?``.
+
+    Immutable; the values the rules code asks for on every deal (rank and suit
+    values, whether it is known, its hash) are computed once, here.
+    """
+
+    __slots__ = ("_hash", "index_or_none", "known", "low_rank_value", "rank", "rank_value", "suit", "suit_value")
 
     rank: str
     suit: str
+    known: bool
+    rank_value: int  # 2..14, ace high
+    low_rank_value: int  # 1..13, ace low (razz, the low half of stud-8)
+    suit_value: int  # 0..3, clubs lowest (RRoP 3.7)
+    index_or_none: int | None
+    _hash: int
 
-    def __post_init__(self) -> None:
-        if self.rank == "?" and self.suit == "?":
-            return
-        if self.rank not in RANKS or self.suit not in SUITS:
-            raise CardError(f"not a card: {self.rank}{self.suit!s}")
+    def __init__(self, rank: str, suit: str) -> None:
+        known = not (rank == "?" and suit == "?")
+        if known and (not isinstance(rank, str) or not isinstance(suit, str) or len(rank) != 1 or len(suit) != 1
+                      or rank not in RANKS or suit not in SUITS):
+            raise CardError(f"not a card: {rank}{suit!s}")
+        rank_value = RANKS.index(rank) + 2 if known else 0
+        setattr_ = object.__setattr__
+        setattr_(self, "rank", rank)
+        setattr_(self, "suit", suit)
+        setattr_(self, "known", known)
+        setattr_(self, "rank_value", rank_value)
+        setattr_(self, "low_rank_value", (1 if rank_value == 14 else rank_value) if known else 0)
+        setattr_(self, "suit_value", SUITS.index(suit) if known else -1)
+        setattr_(self, "index_or_none", (rank_value - 2) * 4 + SUITS.index(suit) if known else None)
+        setattr_(self, "_hash", hash((rank, suit)))
+
+    def __setattr__(self, name: str, value: object) -> None:
+        raise AttributeError("cards are immutable")
+
+    def __eq__(self, other: object) -> bool:
+        if self is other:
+            return True
+        if not isinstance(other, Card):
+            return NotImplemented
+        return self.rank == other.rank and self.suit == other.suit
+
+    def __hash__(self) -> int:
+        return self._hash
+
+    def __reduce__(self) -> tuple[type[Card], tuple[str, str]]:
+        return (Card, (self.rank, self.suit))
 
     @classmethod
     def parse(cls, code: str) -> Card:
@@ -85,31 +121,11 @@ class Card:
         return _BY_CODE[rank + suit]
 
     @property
-    def known(self) -> bool:
-        return self.rank != "?"
-
-    @property
-    def rank_value(self) -> int:
-        """2..14, ace high."""
-        return RANKS.index(self.rank) + 2
-
-    @property
-    def low_rank_value(self) -> int:
-        """1..13, ace low (razz, the low half of stud-8)."""
-        v = self.rank_value
-        return 1 if v == 14 else v
-
-    @property
-    def suit_value(self) -> int:
-        """0..3, clubs lowest (RRoP 3.7)."""
-        return SUITS.index(self.suit)
-
-    @property
     def index(self) -> int:
         """0..51: rank-major, suit-minor; the unknown card has no index."""
-        if not self.known:
+        if self.index_or_none is None:
             raise CardError("the unknown card has no index")
-        return RANKS.index(self.rank) * 4 + SUITS.index(self.suit)
+        return self.index_or_none
 
     @property
     def name(self) -> str:
