@@ -12,6 +12,22 @@ Two layers, as in Klipper's host (``msgproto`` beside ``serialhdl``):
   ``serial.serial_for_url`` (device paths and ``socket://`` alike), runs the
   session's timers, reopens the port by itself when the cable is pulled or the
   shoe resets, and says what is wrong in words a technician can act on.
+* ``BusPublisher`` (the other edge): the sink that puts the core's messages on
+  MQTT through ``engine.bus.BusClient`` (role ``bridge``, client id = the
+  shoe's device id, a retained ``offline`` Last Will, a birth at every
+  connect).  The bus client numbers what it sends (session, seq); the core's
+  own numbering is only for a sink that is not the bus.
+
+Availability: ``studtable/v1/<table>/avail/<device>`` says ``online`` only
+while both hold: the bridge is connected to the broker *and* the shoe answers
+on its serial link.  The Last Will covers a dead bridge process; a pulled
+cable or a silent shoe turns it ``offline`` too (the engine then stops
+expecting shoe cards and the console shows the shoe offline).  The bus client
+announces ``online`` at every (re)connect; if the shoe link is down at that
+moment the publisher follows it at once with ``offline`` on the same
+connection, so the retained value is right.  De-duplication of events the
+shoe replays after a reconnect stays in the host session (by the shoe's event
+counter), so a card reaches the bus once.
 """
 
 from __future__ import annotations
@@ -63,8 +79,17 @@ class BridgeConfig:
     deck: str = ""
     decks_dir: Path = field(default_factory=default_decks_dir)
     device: str = "shoe"  # the source id on the bus
-    session: int = 1  # the publisher's restart counter (the CLI keeps it in state_file)
+    # The publisher's restart counter: kept in state_file if set; 0 = the wall clock in
+    # milliseconds (grows at every start without a file).
+    session: int = 0
     state_file: Path | None = None
+    # MQTT: HOST:PORT of the table's broker (empty: print the messages instead of publishing),
+    # and the login of the bridge role: user/password, or broker_dir (the directory
+    # `studtable broker config --out DIR` wrote, with its credentials.json).
+    broker: str = ""
+    broker_dir: str = ""
+    user: str = ""
+    password: str = ""
 
     @classmethod
     def load(cls, path: Path) -> BridgeConfig:
@@ -85,7 +110,43 @@ class BridgeConfig:
         cfg.decks_dir = Path(cfg.decks_dir).expanduser()
         if cfg.state_file is not None:
             cfg.state_file = Path(cfg.state_file).expanduser()
+        if cfg.broker_dir and not Path(cfg.broker_dir).is_absolute():
+            cfg.broker_dir = str((path.parent / cfg.broker_dir).resolve())
         return cfg
+
+    def host_port(self) -> tuple[str, int]:
+        host, _, port = self.broker.rpartition(":")
+        if not host or not port.isdigit():
+            raise ValueError(f"broker {self.broker!r} must be HOST:PORT, e.g. 127.0.0.1:1883")
+        return host, int(port)
+
+    def login(self) -> tuple[str, str]:
+        """The bridge role's broker username and password."""
+        if self.user:
+            return self.user, self.password
+        if self.broker_dir:
+            from engine.broker.config import load_files
+
+            try:
+                return load_files(self.broker_dir).login("bridge")
+            except (FileNotFoundError, KeyError) as exc:
+                raise ValueError(f"no bridge login in broker_dir {self.broker_dir}: {exc}") from None
+        raise ValueError("no broker login for the bridge: set user and password, or broker_dir (the directory "
+                         "`studtable broker config --out DIR` wrote)")
+
+    def next_session(self) -> int:
+        """This start's session counter: one more than the last (state_file), else the clock in ms."""
+        if self.state_file is not None:
+            try:
+                session = int(self.state_file.read_text().strip() or 0) + 1
+            except (FileNotFoundError, ValueError):
+                session = 1
+            self.state_file.parent.mkdir(parents=True, exist_ok=True)
+            self.state_file.write_text(f"{session}\n")
+            return session
+        if self.session > 0:
+            return self.session
+        return time.time_ns() // 1_000_000
 
 
 # ----------------------------------------------------------------- the pure core
@@ -322,6 +383,90 @@ class SerialBridge:
                                   "and its firmware is flashed (hardware/README.md)")
                 else:
                     self._problem(f"the shoe on {self.port} does not answer the handshake; see the log above")
+
+
+# ------------------------------------------------------------------- the bus edge
+
+
+class BusPublisher:
+    """The bridge's sink onto MQTT: a ``BusClient`` with role ``bridge`` (see the module docstring).
+
+    Call it with each message ``BridgeCore`` produces.  Card events and the other shoe
+    messages are published on ``sensor/shoe`` (QoS 1, numbered by the bus client);
+    availability messages from the core say whether the shoe's serial link is up and
+    are folded into the device's availability.
+
+    The bus client says ``online`` the moment it connects.  So that a bridge starting
+    with the shoe unplugged does not say ``online`` then ``offline`` (which the engine
+    would take for a shoe that went away), ``start`` connects when the shoe link first
+    comes up, or after ``grace`` seconds if it does not.
+    """
+
+    def __init__(self, *, host: str, port: int, username: str, password: str, table: str, device: str,
+                 session: int, version: str = "1", grace: float = 3.0) -> None:
+        from engine.bus import BusClient
+
+        self._lock = threading.Lock()
+        self.link_up = False
+        self.published = 0
+        self.grace = grace
+        self._started = False
+        self._timer: threading.Timer | None = None
+        self.bus = BusClient(host=host, port=port, username=username, password=password, table=table,
+                             device=device, role=wire.Role.BRIDGE, session=session, version=version,
+                             capabilities=["shoe"], on_connection=self._on_connection)
+
+    def start(self) -> BusPublisher:
+        """Connect once the shoe answers (or after ``grace`` seconds); returns at once."""
+        self._timer = threading.Timer(self.grace, self._connect)
+        self._timer.daemon = True
+        self._timer.start()
+        return self
+
+    def _connect(self) -> None:
+        with self._lock:
+            if self._started:
+                return
+            self._started = True
+        self.bus.start(wait=None)  # paho connects (and reconnects) in the background
+
+    def wait_connected(self, timeout: float) -> bool:
+        return self.bus.wait_connected(timeout)
+
+    def stop(self) -> None:
+        if self._timer is not None:
+            self._timer.cancel()
+        with self._lock:
+            started = self._started
+            self._started = True  # no late connect
+        if started:
+            self.bus.stop()
+
+    def __call__(self, msg: wire.Message) -> None:
+        if msg.channel is wire.Channel.AVAIL:
+            up = msg.kind == wire.AVAILABILITY_ONLINE
+            with self._lock:
+                changed = self.link_up != up
+                self.link_up = up
+                if changed and self.bus.connected:
+                    self._announce(up)
+            if up:
+                self._connect()
+            return
+        self.bus.publish(msg.channel, msg.kind, **msg.body)
+        self.published += 1
+
+    def _announce(self, online: bool) -> None:
+        # Availability carries no seq (engine.wire): it must not go through BusClient.publish,
+        # which would number it and make the engine see a gap in the shoe's messages.
+        self.bus._send(self.bus._client, wire.availability(self.bus.table, self.bus.device, online))
+
+    def _on_connection(self, up: bool) -> None:
+        # The bus client has just said "online"; if the shoe is not answering, say so at once.
+        if up:
+            with self._lock:
+                if not self.link_up:
+                    self._announce(False)
 
 
 def make_resolver(cfg: BridgeConfig) -> Resolver | None:

@@ -5,8 +5,9 @@ from __future__ import annotations
 import argparse
 import json
 import logging
+import signal
 import sys
-import time
+import threading
 from pathlib import Path
 from typing import Any
 
@@ -46,9 +47,12 @@ def register(sub: Any) -> None:
     sim.add_argument("--duplicate", type=float, default=0.0, help="fraction of writes repeated")
     sim.set_defaults(handler=_shoe_sim)
 
-    br = sub.add_parser("bridge", help="run the shoe bridge: serial port in, card events out")
-    br.add_argument("--config", type=Path, required=True, help="TOML or JSON: table, port, deck, decks_dir, ...")
+    br = sub.add_parser("bridge", help="run the shoe bridge: serial port in, card events to the broker")
+    br.add_argument("--config", type=Path, required=True,
+                    help="TOML or JSON: table, port, deck, decks_dir, device, broker, broker_dir (or user, password)")
     br.add_argument("--port", help="override the config's port (device path or socket:// URL)")
+    br.add_argument("--print", dest="print_messages", action="store_true",
+                    help="print the messages as JSON lines instead of publishing them to the broker")
     br.add_argument("-v", "--verbose", action="store_true")
     br.set_defaults(handler=_bridge)
 
@@ -201,7 +205,7 @@ def _shoe_sim(args: argparse.Namespace) -> int:
 
 def _bridge(args: argparse.Namespace) -> int:
     from engine import wire
-    from firmware_bridge.bridge import BridgeConfig, BridgeCore, SerialBridge, make_resolver
+    from firmware_bridge.bridge import BridgeConfig, BridgeCore, BusPublisher, SerialBridge, make_resolver
     from firmware_bridge.deck import DeckError
 
     logging.basicConfig(level=logging.INFO if args.verbose else logging.WARNING,
@@ -211,31 +215,52 @@ def _bridge(args: argparse.Namespace) -> int:
         if args.port:
             cfg.port = args.port
         resolver = make_resolver(cfg)
+        publish = bool(cfg.broker) and not args.print_messages
+        if publish:
+            host, port = cfg.host_port()
+            user, password = cfg.login()
     except (ValueError, DeckError) as exc:
         print(f"error: {exc}", file=sys.stderr)
         return 1
-    if cfg.state_file is not None:
-        # The publisher's restart counter: one more than last time, kept on disk.
-        try:
-            cfg.session = int(cfg.state_file.read_text().strip() or 0) + 1
-        except (FileNotFoundError, ValueError):
-            cfg.session = 1
-        cfg.state_file.parent.mkdir(parents=True, exist_ok=True)
-        cfg.state_file.write_text(f"{cfg.session}\n")
+    session = cfg.next_session()
 
-    def sink(msg: wire.Message) -> None:
-        # Until the MQTT client (engine/bus.py) exists, the bridge prints what it
-        # would publish: one JSON object per line with the topic and the payload.
-        print(json.dumps({"topic": msg.topic, "payload": wire.encode(msg).decode()}), flush=True)
+    publisher: BusPublisher | None = None
+    if publish:
+        publisher = BusPublisher(host=host, port=port, username=user, password=password, table=cfg.table,
+                                 device=cfg.device, session=session)
+        publisher.start()
+        sink: Any = publisher
+        print(f"shoe bridge: {cfg.port} -> broker {cfg.broker} as {cfg.device} (table {cfg.table}, "
+              f"session {session})", file=sys.stderr)
+    else:
+        if not cfg.broker:
+            print("no broker in the config (broker = \"HOST:PORT\"): printing the messages instead of "
+                  "publishing them", file=sys.stderr)
 
-    core = BridgeCore(cfg.table, cfg.device, cfg.session, resolver, sink)
+        def sink(msg: wire.Message) -> None:
+            # One JSON object per line with the topic and the payload it would publish.
+            print(json.dumps({"topic": msg.topic, "payload": wire.encode(msg).decode()}), flush=True)
+
+    core = BridgeCore(cfg.table, cfg.device, session, resolver, sink)
     bridge = SerialBridge(cfg.port, core, baud=cfg.baud)
     bridge.start()
+    if publisher is not None:
+        threading.Thread(target=_report_broker, args=(publisher, cfg.broker), daemon=True).start()
+    stop = threading.Event()
+    signal.signal(signal.SIGTERM, lambda *_: stop.set())
     try:
-        while True:
-            time.sleep(3600)
+        stop.wait()
     except KeyboardInterrupt:
         pass
     finally:
         bridge.stop()
+        if publisher is not None:
+            publisher.stop()
     return 0
+
+
+def _report_broker(publisher: Any, broker: str) -> None:
+    """Say once if the broker cannot be reached (paho keeps trying; the shoe's events wait)."""
+    if not publisher.wait_connected(publisher.grace + 10.0):
+        print(f"warning: no connection to the broker at {broker} yet; check that it runs and that the bridge "
+              "role's login is right (still trying; card events wait in the queue)", file=sys.stderr)
