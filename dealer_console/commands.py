@@ -34,6 +34,26 @@ def register(sub: Any) -> None:
     _connection_args(monitor)
     monitor.set_defaults(handler=_monitor)
 
+    demo = sub.add_parser("demo", help="the whole table in one command: broker, engine, shoe and bridge, "
+                          "simulated dealer and players, console and monitor windows")
+    demo.add_argument("--headless", action="store_true",
+                      help="no windows: play --hands hands, check them, print one JSON summary")
+    demo.add_argument("--hands", type=int, default=None,
+                      help="hands to play (default: 5 headless, 3 without a display, until closed with windows)")
+    demo.add_argument("--seed", type=int, default=1, help="shuffles and players' choices (default 1)")
+    demo.add_argument("--variant", default="F7S", help="stud (F7S), stud8 (F7S/8) or razz (FR)")
+    demo.add_argument("--players", type=int, default=6, help="2 to 6 (default 6)")
+    demo.add_argument("--drill", choices=("shoe-cable", "broker-restart", "premature-card", "engine-kill"),
+                      help="make one thing go wrong mid-hand, on purpose")
+    demo.add_argument("--autoplay", action="store_true",
+                      help="with windows: the simulated players act by themselves, at --pace")
+    demo.add_argument("--pace", type=float, default=None,
+                      help="seconds between moves (default: 1.0 with windows and --autoplay, else 0)")
+    demo.add_argument("--keep", type=Path, default=None, metavar="DIR",
+                      help="keep the broker config, engine store and logs in DIR")
+    demo.add_argument("-v", "--verbose", action="store_true", help="log the services' messages to stderr")
+    demo.set_defaults(handler=_demo)
+
 
 def _run(args: argparse.Namespace, role_name: str) -> int:
     from dealer_console.app import AppConfig, run
@@ -64,3 +84,51 @@ def _screenshots(args: argparse.Namespace) -> int:
     for path in render(args.out, args.states):
         print(path)
     return 0
+
+
+def _demo(args: argparse.Namespace) -> int:
+    import json
+    import logging
+
+    from dealer_console.demo import DemoError, DemoOptions, display_available, run_demo, run_gui
+
+    logging.basicConfig(level=logging.INFO if args.verbose else logging.ERROR,
+                        format="%(asctime)s %(name)s %(levelname)s %(message)s", stream=sys.stderr)
+    opts = DemoOptions(seed=args.seed, variant=args.variant, players=args.players, drill=args.drill,
+                       workdir=args.keep)
+    narrate = None
+    if not args.headless:
+        ok, why = display_available()
+        if ok:
+            try:
+                import PySide6.QtWidgets  # noqa: F401
+            except ImportError as exc:
+                ok, why = False, f"PySide6 is not installed ({exc}); pip install 'studtable[console]'"
+        if ok:
+            opts.autoplay = args.autoplay
+            opts.pace = args.pace if args.pace is not None else (1.0 if args.autoplay else 0.3)
+            if not args.autoplay:
+                print("demo: press the players' actions on the dealer console (or run with --autoplay)",
+                      file=sys.stderr)
+            try:
+                return run_gui(opts, hands_limit=args.hands)
+            except DemoError as exc:
+                print(f"demo: {exc}", file=sys.stderr)
+                return 1
+        print(f"demo: {why}; the console and monitor windows need a desktop session, so the table runs "
+              "headless and prints each hand as it is played", file=sys.stderr)
+        narrate = sys.stdout
+        opts.hands = args.hands if args.hands is not None else 3
+    else:
+        opts.hands = args.hands if args.hands is not None else 5
+    opts.pace = args.pace if args.pace is not None and args.headless else 0.0
+    try:
+        result = run_demo(opts, narrate=narrate)
+    except DemoError as exc:
+        print(f"demo: {exc}", file=sys.stderr)
+        return 2
+    print(json.dumps(result), flush=True)
+    if not result["ok"]:
+        for failure in result["failures"]:
+            print(f"demo: FAILED: {failure}", file=sys.stderr)
+    return 0 if result["ok"] else 1
