@@ -1,0 +1,127 @@
+"""The whole table end to end: embedded broker, engine, shoe simulator on a pty read by the
+bridge, simulated dealer and players through console commands; every hand checked against
+what the simulated shoe really dealt (dealer_console/demo.py)."""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+from typing import Any
+
+import pytest
+
+from dealer_console.demo import DemoOptions, run_demo
+
+CLI = [sys.executable, "-m", "engine.cli"]
+
+# engine/service.py feeds only shoe messages that carry a card to its SourceTracker, so the
+# seq of the bridge's `shoe_loaded` (sent when the dealer loads a shuffled deck for the next
+# hand) is never seen and the next card looks like a gap: a spurious `source.gap` prompt.
+# Reported to the engine's owner; tolerated here, pinned by the strict xfail below.
+KNOWN_SPURIOUS = ("source.gap",)
+
+
+def unexpected_prompts(result: dict[str, Any], tolerate: tuple[str, ...] = KNOWN_SPURIOUS) -> list[str]:
+    return [p for p in result["irregularities"]["unexpected"] if not p.startswith(tolerate)]
+
+
+def assert_table_ok(result: dict[str, Any], hands: int, players: int = 6) -> None:
+    assert result["failures"] == [], result
+    assert result["ok"] is True
+    assert result["hands_played"] == result["hands_verified"] == hands
+    assert result["hands_in_store"] == hands  # the engine's hand log agrees
+    assert result["chips"]["start"] == result["chips"]["end"] == players * 500
+    assert result["irregularities"]["raised"] == result["irregularities"]["resolved"]
+    assert unexpected_prompts(result) == []
+
+
+def test_headless_hands_match_what_the_shoe_dealt() -> None:
+    result = run_demo(DemoOptions(hands=3, seed=5))
+    assert_table_ok(result, 3)
+    # Every card went through the pty and the bridge; every decision through a console command.
+    assert result["inputs"]["cards_drawn"] >= 3 * 19 and result["inputs"]["actions"] >= 3 * 2
+    assert result["events"] > result["inputs"]["cards_drawn"]
+    lat = result["latency_ms"]["card_drawn_to_state"]
+    assert lat["n"] == result["inputs"]["cards_drawn"]
+    assert 0 < lat["p50"] <= lat["p99"] < 1000
+
+
+@pytest.mark.xfail(strict=True, reason="engine/service.py: shoe_loaded's seq is not tracked, so the next "
+                   "card raises a spurious source.gap (see KNOWN_SPURIOUS)")
+def test_no_spurious_prompt_when_the_dealer_reloads_the_shoe() -> None:
+    result = run_demo(DemoOptions(hands=2, seed=6, players=3))
+    assert result["ok"] and result["irregularities"]["unexpected"] == []
+
+
+def test_premature_card_is_prompted_ruled_and_set_aside() -> None:
+    result = run_demo(DemoOptions(hands=2, seed=3, drill="premature-card"))
+    assert_table_ok(result, 2)
+    drill = result["drill"]
+    assert drill["name"] == "premature-card" and drill["ruling"] == "confirm"
+    assert "will not play" in drill["text"]
+    assert result["irregularities"]["by_rule"]["stud.premature-card"] == 1
+    # The premature card and the cards set aside after the round are in the engine's record
+    # (the per-hand check compares them with the draws, in order); the state never counted them.
+    assert drill["cards_to_set_aside_after_round"] >= 2
+    lat = result["latency_ms"]["card_drawn_to_state"]
+    assert result["inputs"]["cards_drawn"] - lat["n"] == 1 + drill["cards_to_set_aside_after_round"]
+
+
+def test_shoe_cable_pulled_mid_hand_loses_and_duplicates_nothing() -> None:
+    result = run_demo(DemoOptions(hands=2, seed=4, drill="shoe-cable"))
+    assert_table_ok(result, 2)
+    drill = result["drill"]
+    assert drill["name"] == "shoe-cable"
+    assert drill["events_kept_in_shoe"] >= 1  # the card drawn while unplugged waited in the shoe
+    assert drill["card_delivered_after_reconnect"] is True
+    assert drill["console_saw_offline_after_s"] < 5
+    assert result["irregularities"]["by_rule"].get("source.offline") == 1
+
+
+def test_broker_restart_mid_hand_resumes_with_nothing_lost() -> None:
+    result = run_demo(DemoOptions(hands=2, seed=7, players=4, drill="broker-restart"))
+    assert_table_ok(result, 2, players=4)
+    drill = result["drill"]
+    assert drill["name"] == "broker-restart"
+    assert drill["broker_down_s"] >= 1.0
+    assert drill["state_same_after_restart"] is True
+
+
+def test_cli_headless_prints_one_json_summary_and_exits_0() -> None:
+    done = subprocess.run([*CLI, "demo", "--headless", "--hands", "2", "--seed", "11", "--variant", "razz",
+                           "--players", "4"], capture_output=True, text=True, timeout=60)
+    assert done.returncode == 0, done.stderr
+    lines = done.stdout.strip().splitlines()
+    assert len(lines) == 1
+    result = json.loads(lines[0])
+    assert result["ok"] and result["variant"] == "FR" and result["hands_verified"] == 2
+
+
+def test_cli_refuses_a_bad_player_count_in_plain_words() -> None:
+    done = subprocess.run([*CLI, "demo", "--headless", "--players", "8"], capture_output=True, text=True,
+                          timeout=60)
+    assert done.returncode == 2
+    assert "--players must be 2 to 6" in done.stderr
+
+
+def test_without_a_display_the_demo_says_so_and_prints_the_hands() -> None:
+    env = {k: v for k, v in os.environ.items() if k not in ("DISPLAY", "WAYLAND_DISPLAY", "QT_QPA_PLATFORM")}
+    done = subprocess.run([*CLI, "demo", "--hands", "1", "--seed", "2"], capture_output=True, text=True,
+                          timeout=60, env=env)
+    assert done.returncode == 0, done.stderr
+    assert "no display here" in done.stderr and "runs headless" in done.stderr
+    out = done.stdout
+    assert "Hand 1: Seven-card stud" in out and "third street" in out and " wins " in out
+    assert json.loads(out.strip().splitlines()[-1])["ok"] is True
+    # The terminal shows what the monitor shows: down cards as xx until they are shown.
+    assert " xx " in out or "[xx" in out
+
+
+def test_windows_with_autoplay_play_a_hand_offscreen() -> None:
+    env = {**os.environ, "QT_QPA_PLATFORM": "offscreen"}
+    done = subprocess.run([*CLI, "demo", "--autoplay", "--pace", "0", "--hands", "1", "--seed", "9"],
+                          capture_output=True, text=True, timeout=90, env=env)
+    assert done.returncode == 0, done.stderr[-2000:]
+    assert "Hand 1:" in done.stdout and " wins " in done.stdout
