@@ -192,7 +192,7 @@ def _run(args: argparse.Namespace) -> int:
         # Until the MQTT client (engine/bus.py) is committed, print what would be published.
         print(json.dumps({"topic": msg.topic, "payload": wire.encode(msg).decode()}), flush=True)
 
-    core = VisionCore(Detector(model, calib), Tracker(calib.layout, args.stable_frames), publish,
+    core = VisionCore(Detector(model, calib, reuse=True), Tracker(calib.layout, args.stable_frames), publish,
                       args.table, args.device, args.session)
     try:
         n = run_capture(args.camera, core, max_frames=args.max_frames)

@@ -71,3 +71,34 @@ def test_empty_felt_has_no_cards(faces_dir) -> None:
     det = Detector(enroll(faces, back), calibrate(scene.image, scene.layout))
     assert det.detect(img) == []
     assert len(det.detect(scene.image)) >= 6
+
+
+def test_reuse_gives_the_same_cards_on_a_still_table(faces_dir) -> None:
+    """The service's detector keeps a still blob's cards; fresh sensor noise each frame must not defeat it."""
+    import time
+
+    directory = faces_dir("paris")
+    faces, back = read_face_dir(directory)
+    model = enroll(faces, back)
+    scene = render_scene(FaceSet.load(directory), 77, seats=6, street=5, all_active=True, close_up=False)
+    calib = calibrate(scene.image, scene.layout)
+    plain, fast = Detector(model, calib), Detector(model, calib, reuse=True)
+    rng = np.random.default_rng(0)
+    frames = [np.clip(scene.image + rng.normal(0, 3, scene.image.shape), 0, 255).astype(np.uint8) for _ in range(4)]
+    ref = sorted((d.card or "", d.face_up, tuple(np.round(d.center))) for d in plain.detect(frames[0]))
+    fast.detect(frames[0])
+    t0 = time.perf_counter()
+    for f in frames[1:]:
+        got = sorted((d.card or "", d.face_up, tuple(np.round(d.center))) for d in fast.detect(f))
+        assert got == ref
+    reuse_ms = (time.perf_counter() - t0) / 3
+    t0 = time.perf_counter()
+    plain.detect(frames[1])
+    assert reuse_ms < (time.perf_counter() - t0)
+    # A card that changes (painted over) is read again, not remembered.
+    gone = frames[2].copy()
+    victim = next(c for c in scene.cards if c.role == "down")
+    cx, cy = np.round(cv2.perspectiveTransform(np.zeros((1, 1, 2)), scene.table_to_image)[0, 0]).astype(int)
+    felt = [int(v) for v in gone[cy - 3 : cy + 3, cx - 3 : cx + 3].reshape(-1, 3).mean(axis=0)]
+    cv2.fillConvexPoly(gone, np.round(victim.center + (victim.corners - victim.center) * 1.15).astype(np.int32), felt)
+    assert len(fast.detect(gone)) == len(ref) - 1
