@@ -50,6 +50,8 @@ wire.register_schema(
     Channel.COMMAND, "muck", wire.Schema((wire.F("seat", wire.seat_no),), doc="a player mucks at showdown")
 )
 
+TRACKED_CHANNELS = frozenset({Channel.SHOE, Channel.VISION, Channel.COMMAND})
+NOTE = "note"  # a stored message that is not an input to the table
 ENGINE_SOURCE = "engine"  # inputs the engine makes itself (seating from the config, automatic next hand)
 
 
@@ -240,7 +242,7 @@ class EngineService:
         count = 0
         heads = self.store.heads()
         for ev in self.store.events():
-            if ev.kind == "engine_start":
+            if ev.kind in ("engine_start", NOTE):
                 continue
             self.core.apply(ev.source, ev.payload)
             count += 1
@@ -314,11 +316,16 @@ class EngineService:
                 self._accept_own({"kind": "source", "device": msg.source, "status": "online" if online else "offline"})
             self.publish()
             return
-        inp = input_from_message(msg)
-        if inp is None or msg.session is None or msg.seq is None:
+        if msg.session is None or msg.seq is None or msg.channel not in TRACKED_CHANNELS:
             return
         tracked = self.core.tracker.observe(msg.source, msg.session, msg.seq)
         if not tracked.verdict.accept:
+            return
+        inp = input_from_message(msg)
+        if inp is None:
+            # Nothing for the table (shoe loaded, a reset notice): stored all the same, so the
+            # sequence has no hole after a restart.
+            self.store.append(msg.source, msg.session, msg.seq, NOTE, {"kind": NOTE, "message": msg.kind})
             return
         appended = self.store.append(msg.source, msg.session, msg.seq, str(inp["kind"]), inp)
         if appended.duplicate:
