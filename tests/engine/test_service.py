@@ -64,19 +64,24 @@ def draw(bridge: BusClient, counter: int, card: str) -> None:
 
 
 @pytest.fixture
-def table(mosquitto_broker: Any, tmp_path: Path) -> Any:
-    service = EngineService(engine_config(mosquitto_broker, tmp_path / "engine.db")).start()
-    yield mosquitto_broker, service, tmp_path
+def table(mqtt_broker: Any, tmp_path: Path) -> Any:
+    """The engine service on each broker (mosquitto and the embedded amqtt), SQLite store."""
+    service = EngineService(engine_config(mqtt_broker, tmp_path / "engine.db")).start()
+    yield mqtt_broker, service, tmp_path
     service.stop()
 
 
 def test_a_hand_over_the_bus_with_hole_cards_kept_secret(table: Any) -> None:
     broker, service, _ = table
-    monitor = TestClient(broker, "monitor")
+    # Two spies subscribe to everything (mosquitto grants '#' and filters; amqtt refuses it);
+    # what they receive is checked below.  The hand is driven from the monitor's public state.
+    spy_monitor = TestClient(broker, "monitor")
     console_rx = TestClient(broker, "console")
-    assert monitor.connected() and console_rx.connected()
-    monitor.subscribe(["#"])
+    monitor = TestClient(broker, "monitor")
+    assert spy_monitor.connected() and console_rx.connected() and monitor.connected()
+    spy_monitor.subscribe(["#"])
     console_rx.subscribe(["#"])
+    monitor.subscribe([wire.topic(TABLE, Channel.STATE), wire.topic_filter(TABLE, Channel.AVAIL)])
     console = client(broker, "console", "console-1")
     bridge = client(broker, "bridge", "shoe-1")
     deck = list(DECK)
@@ -125,7 +130,7 @@ def test_a_hand_over_the_bus_with_hole_cards_kept_secret(table: Any) -> None:
     assert sum(hand.finishing_stacks()) == 600
     # Secrecy: nothing the monitor or console received named a down card before it was shown.
     shown = {str(c) for s in hand.seats if s.shown for c in s.down}
-    for who in (monitor, console_rx):
+    for who in (spy_monitor, console_rx, monitor):
         for r in who.received:
             assert "/sensor/shoe" not in r.topic and "/history/" not in r.topic
             text = r.payload.decode("utf-8", "replace")
@@ -133,8 +138,8 @@ def test_a_hand_over_the_bus_with_hole_cards_kept_secret(table: Any) -> None:
             assert not leaked, (r.topic, leaked)
     console.stop()
     bridge.stop()
-    monitor.close()
-    console_rx.close()
+    for c in (spy_monitor, console_rx, monitor):
+        c.close()
 
 
 def test_inputs_are_stored_before_state_and_replayed_after_restart(table: Any) -> None:
@@ -186,3 +191,58 @@ def test_a_refused_command_changes_nothing_and_says_why(table: Any) -> None:
     assert service.core.floor.hand.snapshot() == before
     console.stop()
     monitor.close()
+
+
+def test_postgres_store_replays_like_sqlite(mosquitto_broker: Any, pg_dsn: str) -> None:
+    """The same durability with the cardroom's PostgreSQL as the event store."""
+    config = engine_config(mosquitto_broker, Path("unused"))
+    config.store = pg_dsn
+    service = EngineService(config).start()
+    bridge = client(mosquitto_broker, "bridge", "shoe-1")
+    monitor = TestClient(mosquitto_broker, "monitor")
+    assert monitor.connected()
+    monitor.subscribe([wire.topic(TABLE, Channel.STATE)])
+    try:
+        deck = [str(c) for c in DECK]
+        for k in range(9):
+            draw(bridge, k + 1, deck[k * 3 + 1])
+        wait_state(monitor, lambda s: s["phase"] == "betting")
+        live = service.core.floor.hand.snapshot()
+        service.stop()
+        again = EngineService(config).start()
+        try:
+            assert again.core.floor.hand.snapshot() == live
+        finally:
+            again.stop()
+    finally:
+        bridge.stop()
+        monitor.close()
+
+
+def test_a_flood_of_malformed_messages_does_not_stop_the_hand(table: Any) -> None:
+    """Garbage on every topic the engine reads, between real inputs: logged and dropped."""
+    broker, service, _ = table
+    rng = random.Random(9)
+    raw_bridge = TestClient(broker, "bridge", client_id="shoe-junk")
+    raw_console = TestClient(broker, "console", client_id="console-junk")
+    assert raw_bridge.connected() and raw_console.connected()
+    bridge = client(broker, "bridge", "shoe-1")
+    monitor = TestClient(broker, "monitor")
+    assert monitor.connected()
+    monitor.subscribe([wire.topic(TABLE, Channel.STATE)])
+    junk = [b"", b"{", b"null", b"[]", b'{"v": 1}', b'{"v":1,"source":"x","session":1,"seq":1,"kind":"card_drawn"}',
+            b'{"v":1,"source":"shoe-junk","session":1,"seq":2,"kind":"card_drawn","counter":1,"uid":"zz",'
+            b'"card":"Zz","deck":null,"quality":1,"status":"ok"}', bytes(rng.randrange(256) for _ in range(64))]
+    deck = [str(c) for c in DECK]
+    for k in range(9):
+        for _ in range(3):
+            raw_bridge.publish(wire.topic(TABLE, Channel.SHOE), rng.choice(junk))
+            raw_console.publish(wire.topic(TABLE, Channel.COMMAND), rng.choice(junk))
+        draw(bridge, k + 1, deck[k * 5 % 52])
+    state = wait_state(monitor, lambda s: s["phase"] == "betting")
+    hand = service.core.floor.hand
+    assert sum(len(s.cards) for s in hand.seats) == 9
+    assert state["options"][0]["action"] == "bring_in"
+    for c in (raw_bridge, raw_console, monitor):
+        c.close()
+    bridge.stop()
