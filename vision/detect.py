@@ -55,6 +55,7 @@ BACK_MIN = 0.5  # whole-card likeness to the enrolled back that makes a blob fac
 PLAN_TAU = 0.5  # coarse score a guessed card edge must beat to be worth a card
 CANDIDATES = 24  # best coarse templates whose cards are re-matched at full resolution
 QUERY_BLUR = 0.4
+SHORTLIST = 4  # candidates given the full match (all views and camera-like variants)
 PLAIN_MIN = 0.6  # plain correlation below this costs score one for one (blank paper is not a card)
 PAD_X, PAD_Y = 2, 3  # slack of the fine match, template pixels
 SPLIT_RADII = (2, 4)  # half-size px: a gentle cut at narrow necks first, then a harder one
@@ -256,6 +257,9 @@ class Detector:
         self.coarse_labels = deck.labels[prim]
         order = np.argsort(deck.labels, kind="stable")
         self.by_label = {int(lab): order[deck.labels[order] == lab] for lab in np.unique(deck.labels)}
+        self.primary = np.zeros((int(deck.labels.max()) + 1, 2), np.int64)
+        for lab, ids in self.by_label.items():
+            self.primary[lab] = ids[:2]  # the two plain views come first
         self.c_mean = cv2.resize(deck.mean, cs, interpolation=cv2.INTER_AREA)
         self.c_weight = cv2.resize(deck.weight, cs, interpolation=cv2.INTER_AREA)[:, :, None]
         self.coarse = embed(small, self.c_mean, self.c_weight).T.copy()  # (D, N)
@@ -541,20 +545,20 @@ class Detector:
         return pos
 
     def _window_set(self, r: _Row, band_way: int, p: int, xs: range, dys: range) -> np.ndarray:
-        """Corner windows of card position ``p`` at offsets ``xs`` x ``dys`` (template px): (n, H, W, 3)."""
+        """Corner windows of card position ``p`` at offsets ``xs`` x ``dys`` (template px): (n, H, W, 3).
+
+        ``xs`` and ``dys`` are consecutive ranges; the windows are one strided view, copied once.
+        """
         top = r.tops[band_way][max(0, p + 2) : p + STRIP_W]
-        base_dy = int(np.clip(np.median(top), -PAD_Y + 1, PAD_Y - 1)) if len(top) else 0
+        base_dy = min(max(int(np.median(top)), -PAD_Y + 1), PAD_Y - 1) if len(top) else 0
         band = r.bands[band_way]
-        out = []
-        for dy in dys:
-            y = PAD_Y + int(np.clip(base_dy + dy, -PAD_Y, PAD_Y))
-            rows = band[y : y + STRIP_H]
-            for dx in xs:
-                x = p + STRIP_X0 + dx
-                if x < 0 or x + STRIP_W > rows.shape[1]:
-                    x = int(np.clip(x, 0, rows.shape[1] - STRIP_W))
-                out.append(rows[:, x : x + STRIP_W])
-        return np.stack(out)
+        y0 = PAD_Y + base_dy + dys.start
+        y0 = min(max(y0, 0), band.shape[0] - STRIP_H - (len(dys) - 1))
+        x0 = p + STRIP_X0 + xs.start
+        x0 = min(max(x0, 0), band.shape[1] - STRIP_W - (len(xs) - 1))
+        region = band[y0 : y0 + STRIP_H + len(dys) - 1, x0 : x0 + STRIP_W + len(xs) - 1]
+        win = np.lib.stride_tricks.sliding_window_view(region, (STRIP_H, STRIP_W, 3))[:, :, 0]
+        return win.reshape(-1, STRIP_H, STRIP_W, 3)
 
     def _refine_batch(
         self, jobs: list[tuple[_Row, int, int, list[tuple[int, int]], np.ndarray]]
@@ -582,6 +586,13 @@ class Detector:
         plain, emb = self.deck.embed2(np.concatenate(windows))
         out = []
         for (_r, _way, _i, _views, cand), idx in zip(jobs, index, strict=True):
+            if len(cand) > SHORTLIST:
+                # Shortlist on the two plain views of each candidate, then the full match on the few left.
+                prim = self.primary[cand].reshape(-1)  # (L*2,)
+                pre = np.zeros(len(cand), np.float32)
+                for start, n, _xs in idx:
+                    pre += (emb[start : start + n] @ self.deck.templates[prim].T).max(axis=0).reshape(-1, 2).max(axis=1)
+                cand = cand[np.argsort(-pre)[:SHORTLIST]]
             groups = [self.by_label[int(lab)] for lab in cand]
             starts = np.cumsum([0] + [len(g) for g in groups[:-1]])
             tids = np.concatenate(groups)
