@@ -47,6 +47,46 @@ def register(sub: Any) -> None:
     )
     config.add_argument("--run-as", default=None, help="account mosquitto drops to when started as root")
     config.set_defaults(handler=_config)
+    room = actions.add_parser(
+        "cardroom", help="bridge tables to a central mosquitto over TLS: central config and one bridge per table"
+    )
+    room.add_argument("--out", type=Path, required=True, help="output directory (created if needed)")
+    room.add_argument("--tables", required=True, help="table ids, comma separated (e.g. t1,t2,t3)")
+    room.add_argument("--central", required=True, help="HOST:PORT of the central broker's TLS listener")
+    room.add_argument("--cafile", type=Path, required=True, help="the cardroom CA certificate")
+    room.add_argument("--central-cert", type=Path, required=True, help="the central broker's certificate")
+    room.add_argument("--central-key", type=Path, required=True, help="the central broker's private key")
+    room.add_argument(
+        "--certs-dir", type=Path, required=True, help="directory with each table's <table>.crt and <table>.key"
+    )
+    room.add_argument("--run-as", default=None, help="account mosquitto drops to when started as root")
+    room.set_defaults(handler=_cardroom)
+
+
+def _cardroom(args: argparse.Namespace) -> int:
+    from engine.broker.cardroom import TableCerts, write_cardroom
+
+    host, _, port = str(args.central).rpartition(":")
+    if not host or not port.isdigit():
+        print(f"--central must be HOST:PORT, not {args.central!r}")
+        return 2
+    tables = [t for t in str(args.tables).split(",") if t]
+    certs = {}
+    for t in tables:
+        crt, key = args.certs_dir / f"{t}.crt", args.certs_dir / f"{t}.key"
+        if not crt.exists() or not key.exists():
+            print(f"table {t}: {crt} and {key} are needed (a client certificate whose common name is {t!r})")
+            return 2
+        certs[t] = TableCerts(args.cafile, crt, key)
+    files = write_cardroom(
+        args.out, tables, central_host=host, central_port=int(port),
+        central_certs=TableCerts(args.cafile, args.central_cert, args.central_key), table_certs=certs,
+        run_as=args.run_as,
+    )
+    print(f"central broker: mosquitto -c {files.central_conf}")
+    for t, path in files.bridges.items():
+        print(f"table {t}: append {path} to that table's mosquitto.conf (or include_dir its directory)")
+    return 0
 
 
 def _config(args: argparse.Namespace) -> int:
