@@ -39,6 +39,13 @@ def register(sub: Any) -> None:
     engine.add_argument("--config", required=True, help="engine config (TOML), see docs/deploy.md")
     engine.set_defaults(handler=_engine)
 
+    recorder = sub.add_parser("recorder", help="record every table's finished hands into one store")
+    recorder.add_argument("--broker", default="127.0.0.1:1883", help="HOST:PORT of the broker")
+    recorder.add_argument("--config-dir", required=True, help="directory from `studtable broker config` (logins)")
+    recorder.add_argument("--store", required=True, help="SQLite path or postgresql:// URL")
+    recorder.add_argument("--device", default="recorder-1")
+    recorder.set_defaults(handler=_recorder)
+
     scenario = sub.add_parser("scenario", help="scripted hands with expected outputs (docs/scenarios.md)")
     ssub = scenario.add_subparsers(dest="scenario_command", metavar="ACTION")
     ssub.required = True
@@ -141,6 +148,27 @@ def _engine(args: argparse.Namespace) -> int:
     with contextlib.suppress(KeyboardInterrupt):
         stop.wait()
     service.stop()
+    return 0
+
+
+def _recorder(args: argparse.Namespace) -> int:
+    import signal
+    import threading
+
+    from engine.broker.config import load_files
+    from engine.recorder import Recorder
+
+    host, _, port = str(args.broker).rpartition(":")
+    user, password = load_files(args.config_dir).login("recorder")
+    rec = Recorder(host=host or "127.0.0.1", port=int(port), username=user, password=password,
+                   store=args.store, device=args.device).start()
+    stop = threading.Event()
+    signal.signal(signal.SIGTERM, lambda *_: stop.set())
+    print(f"recorder on {args.broker}, store {args.store}", flush=True)
+    with contextlib.suppress(KeyboardInterrupt):
+        stop.wait()
+    rec.stop()
+    print(json.dumps(vars(rec.stats)))
     return 0
 
 
