@@ -236,7 +236,7 @@ class Detector:
     detections out.
     """
 
-    def __init__(self, deck: DeckModel, calib: Calibration, face_floor: float = 0.45, reuse: bool = False) -> None:
+    def __init__(self, deck: DeckModel, calib: Calibration, face_floor: float = 0.6, reuse: bool = False) -> None:
         #: ``reuse``: a blob that has not moved or changed since the last frame keeps its cards
         #: without being read again (the service's steady state: most of the felt is still).
         self.reuse = reuse
