@@ -44,6 +44,7 @@ from vision.tracking import Tracker  # noqa: E402
 # Decks used while developing (looked at, tuned on) and decks kept out of sight for this report.
 TUNING = ("anglo", "tigullio", "paris", "bellot", "simplistic", "berlin", "ornamental", "gnomangelo",
           "lattmann", "swiss-xvii", "neoclassical_4_color", "tango")
+CPU_MS: list[float] = []
 HELD_OUT = ("ancient_french", "anglo_modern", "dondorf", "guyenne-classic", "plastic", "rheinland",
             "slavic_costumes", "tango_nuevo", "orell", "atlasnye", "anglo_poker", "tarocco")
 
@@ -125,17 +126,20 @@ def speed(deck: str, frames: int, distinct: int, seed0: int) -> tuple[list[float
         scene = render_scene(fs, seed0 + k, seats=8, street=6, all_active=True, close_up=False,
                              off_felt=False, half_turned=False)
         rendered.append((scene, calibrate(scene.image, scene.layout)))
-    times = []
+    times, cpu = [], []
     cards = 0
+    dets_by_pose = [Detector(model, calib) for _scene, calib in rendered]  # built once per camera pose
     for i in range(frames):
         scene, calib = rendered[i % distinct]
-        det = Detector(model, calib)  # per camera pose, built once in service; not timed
-        t0 = time.perf_counter()
+        det = dets_by_pose[i % distinct]
+        t0, c0 = time.perf_counter(), time.process_time()
         dets = det.detect(scene.image)
         for dd in dets:  # seat assignment
             calib.layout.seat_at(dd.table_center)
         times.append((time.perf_counter() - t0) * 1000)
+        cpu.append((time.process_time() - c0) * 1000)
         cards += len(dets)
+    CPU_MS[:] = cpu
     # Tracker throughput, one camera pose, frames back to back through detection + tracking:
     # (a) every frame read afresh (a hand dealing somewhere changes some blob every frame), and
     # (b) the service's detector (reuse=True) on a still table with new sensor noise each frame.
@@ -185,9 +189,10 @@ def main() -> int:
     times, fps, cards = speed(args.speed_deck, args.frames, min(20, args.frames), args.seed + 5000)
     med = statistics.median(times)
     p90 = float(np.percentile(times, 90))
+    cpu_med = statistics.median(CPU_MS)
     print(f"speed: 1920x1080, 8 seats at 6th street ({cards} cards/frame), one core, {len(times)} frames: "
-          f"median {med:.1f} ms, p90 {p90:.1f} ms ({1000 / med:.1f} frames/s); target <= 33 ms: "
-          f"{'MET' if med <= 33 else 'NOT MET'}")
+          f"median {med:.1f} ms wall, {cpu_med:.1f} ms CPU; p90 {p90:.1f} ms wall ({1000 / med:.1f} frames/s); "
+          f"target <= 33 ms: {'MET' if med <= 33 else 'NOT MET'} (wall), {'MET' if cpu_med <= 33 else 'NOT MET'} (CPU)")
     print(f"tracker sustains {fps['cold']:.1f} frames/s reading every frame afresh, "
           f"{fps['still']:.1f} frames/s on a still table with the service's blob reuse (fresh sensor noise each frame)")
     print(f"machine load average while running: {os.getloadavg()[0]:.2f} on {os.cpu_count()} cores")

@@ -171,9 +171,11 @@ def resampled_card(face: np.ndarray, aspect: float, src_w: int, phase: float) ->
 
 def channels(bgr: np.ndarray) -> np.ndarray:
     """(H, W, 3) uint8/float BGR -> float32 (H, W, 3): brightness, red-green, blue-yellow."""
-    f = bgr.astype(np.float32)
-    b, g, r = f[:, :, 0], f[:, :, 1], f[:, :, 2]
-    return np.stack([(b + g + r) / 3, 0.8 * (r - g), 0.6 * (b - (r + g) / 2)], axis=2)
+    return cv2.transform(np.ascontiguousarray(bgr, dtype=np.float32), _CHANNELS)
+
+
+#: rows: output channel; columns: input B, G, R
+_CHANNELS = np.array([[1 / 3, 1 / 3, 1 / 3], [0.0, -0.8, 0.8], [0.6, -0.3, -0.3]], np.float32)
 
 
 def normalize(x: np.ndarray) -> np.ndarray:
