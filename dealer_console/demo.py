@@ -435,7 +435,7 @@ class TableStack:
 
     def stop(self) -> None:
         self.watch.stopping.set()
-        for name, fn in (
+        parts: list[tuple[str, Callable[[], object]]] = [
             ("bridge", lambda: self.bridge.stop() if self.bridge else None),
             ("shoe", lambda: self.sim.close() if self.sim else None),
             ("bridge bus", lambda: self.publisher.stop() if self.publisher else None),
@@ -443,7 +443,8 @@ class TableStack:
             ("console", lambda: self.console.stop(1.0) if self.console else None),
             ("recorder", lambda: self.recorder.stop(1.0) if self.recorder else None),
             ("broker", lambda: self.broker.stop() if self.broker is not None and self._own_broker else None),
-        ):
+        ]
+        for name, fn in parts:
             try:
                 fn()
             except Exception as exc:  # keep stopping the rest
@@ -760,7 +761,8 @@ class SimulatedTable:
         back_online = time.monotonic() - t0
         after = self._await_change(sig, err, f"the {card} drawn while the cable was out")
         seat = slot.get("seat")
-        cards_now = next((s for s in after["seats"] if s["seat"] == seat), {}).get("cards", [])
+        seat_view: dict[str, Any] = next((s for s in after["seats"] if s["seat"] == seat), {})
+        cards_now = seat_view.get("cards", [])
         self.drill_report = {
             "name": "shoe-cable", "hand": hand_id, "card_drawn_while_unplugged": card, "for_seat": seat,
             "events_kept_in_shoe": kept, "console_saw_offline_after_s": round(seen_offline, 3),
@@ -775,13 +777,14 @@ class SimulatedTable:
         before = w.current()
         self.say.say("  DRILL broker-restart: stopping the broker mid-hand")
         t0 = time.monotonic()
-        assert self.stack.console is not None and self.stack.publisher is not None
+        console, publisher = self.stack.console, self.stack.publisher
+        assert console is not None and publisher is not None
         self.stack.broker.stop()
-        w.wait(lambda: not self.stack.console.connected, 10, "the console to see the broker go")
+        w.wait(lambda: not console.connected, 10, "the console to see the broker go")
         self.watch.stopping.wait(1.0)  # a second with no broker at all
         self.stack.broker.start()
         restarted = time.monotonic() - t0
-        w.wait(lambda: self.stack.console.connected and self.stack.publisher.bus.connected, 20,
+        w.wait(lambda: console.connected and publisher.bus.connected, 20,
                "the console and the shoe bridge to reconnect")
         self.stack.probe_engine()
         resumed = time.monotonic() - t0
@@ -929,6 +932,7 @@ def summary(table: SimulatedTable, stack: TableStack, opts: DemoOptions, elapsed
             error: str | None) -> dict[str, Any]:
     raised = list(table.prompts_seen.values())
     unexpected = [p for p in raised if not p["expected"]]
+    logged: int | str
     try:
         logged = stack.hands_in_store()
     except Exception as exc:  # the store is only a cross-check
