@@ -294,6 +294,80 @@ class CardsRemoved(Event):
         return cls(tuple(card(c) for c in cards), str(d.get("rule", "stud.premature-card")))
 
 
+@dataclass(frozen=True)
+class FinalCardKept(Event):
+    """RRoP stud 14: a seventh card dealt prematurely (during sixth-street betting) that the
+    player looked at or mixed in is kept; the player may only call on sixth street.  The card
+    comes from the stub, or from the cards already set aside as premature."""
+
+    type: ClassVar[str] = "final_card_kept"
+    seat: int
+    card: Card
+
+    @classmethod
+    def from_fields(cls, d: dict[str, Any]) -> FinalCardKept:
+        return cls(_int("seat", d["seat"], 1), card(d["card"]))
+
+
+@dataclass(frozen=True)
+class DealCorrected(Event):
+    """RRoP stud 13: the street was dealt with ``burns`` burn cards (0: none, 2: two) instead
+    of one, and the cards play where they lie: the street's draws, in the order they were
+    drawn, are the burn(s) and then the seats' cards in dealing order."""
+
+    type: ClassVar[str] = "deal_corrected"
+    burns: int
+
+    @classmethod
+    def from_fields(cls, d: dict[str, Any]) -> DealCorrected:
+        burns = _int("burns", d["burns"], 0)
+        if burns not in (0, 2):
+            raise EventError("burns must be 0 (no burn) or 2 (two burns)")
+        return cls(burns)
+
+
+@dataclass(frozen=True)
+class UpCardCorrected(Event):
+    """An up card was misread (camera or dealer): the seat's up card at ``position`` (0 = the
+    door card) is really ``card``.  If nobody has acted yet in the round, who acts first
+    is decided again (RRoP stud 9)."""
+
+    type: ClassVar[str] = "up_card_corrected"
+    seat: int
+    card: Card
+    position: int = 0
+
+    @classmethod
+    def from_fields(cls, d: dict[str, Any]) -> UpCardCorrected:
+        return cls(_int("seat", d["seat"], 1), card(d["card"]), _int("position", d.get("position", 0), 0))
+
+
+@dataclass(frozen=True)
+class BringInWithdrawn(Event):
+    """RRoP stud 9: the wrong player was designated low and the next player has not acted:
+    the wrong bring-in is taken back and the true low card must bring it in."""
+
+    type: ClassVar[str] = "bring_in_withdrawn"
+    seat: int
+
+    @classmethod
+    def from_fields(cls, d: dict[str, Any]) -> BringInWithdrawn:
+        return cls(_int("seat", d["seat"], 1))
+
+
+@dataclass(frozen=True)
+class ExtraCardReturned(Event):
+    """RRoP 3.4: one extra card dealt before the first betting round is returned to the deck
+    and used as the fourth-street burn card."""
+
+    type: ClassVar[str] = "extra_card_returned"
+    card: Card
+
+    @classmethod
+    def from_fields(cls, d: dict[str, Any]) -> ExtraCardReturned:
+        return cls(card(d["card"]))
+
+
 # ---- the table between hands (RRoP 3.1) ------------------------------------
 
 

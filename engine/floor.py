@@ -41,12 +41,18 @@ from typing import Any
 from engine.cards import UNKNOWN, Card, CardError, parse_cards
 from engine.events import (
     ActionWithdrawn,
+    BringInWithdrawn,
     CardBurned,
     CardDealt,
     CardsRemoved,
     CardsShown,
     ChipsAdded,
+    CommonCardDealt,
+    DealCorrected,
+    DeckReshuffled,
     Event,
+    ExtraCardReturned,
+    FinalCardKept,
     HandKilled,
     HandMucked,
     HandVoided,
@@ -55,6 +61,7 @@ from engine.events import (
     SeatLeft,
     SeatTaken,
     SittingOut,
+    UpCardCorrected,
 )
 from engine.hand import STREET_NAMES, Hand, IllegalAction, Phase
 from engine.irregularities import BY_ID, Rule, RuleOption
@@ -81,7 +88,12 @@ REPORT_ALIASES = {
     "flashed-card": "deal.flashed-card",
     "unaware-of-raise": "betting.unaware-of-raise",
     "final-downcard-kept": "stud.final-downcard-kept",
+    "wrong-bring-in": "stud.wrong-bring-in",
+    "burn-error": "stud.burn-error",
+    "extra-card": "deal.extra-card-before-betting",
 }
+
+BURN_PROBLEMS = {0: "skipped (no card burned)", 2: "doubled (two cards burned)"}
 
 
 class FloorError(ValueError):
@@ -154,6 +166,13 @@ class Floor:
         self.folded_no_wager: set[int] = set()  # RRoP stud 7: dealt on until a bet kills the hand
         self.out_of_turn: dict[int, dict[str, Any]] = {}  # held binding actions, by seat
         self.pending_removals = 0  # RRoP stud 14: cards still to set aside after a premature deal
+        self.removal_due = False  # RRoP stud 14: count them once the betting round is over
+        # RRoP stud 14: cards drawn during this betting round: (card, seat it would have gone to
+        # in the next street's deal, None for the burn), keyed by (hand, street).
+        self.premature: list[tuple[str, int | None]] = []
+        self.premature_key: tuple[int, int] = (-1, -1)
+        self.burn_errors: dict[tuple[int, int], int] = {}  # RRoP stud 13: (hand, street) -> burns
+        self.card_mode: str | None = None  # RRoP stud 15 on seventh street: "reshuffled" or "common"
         self.hands: list[Hand] = []  # finished hands, in order
 
     # ----------------------------------------------------------------- queries
@@ -254,6 +273,10 @@ class Floor:
                 self.folded_no_wager.clear()
                 self.out_of_turn.clear()
                 self.pending_removals = 0
+                self.removal_due = False
+                self.premature = []
+                self.burn_errors.clear()
+                self.card_mode = None
                 self._apply(start, out)
             else:
                 raise FloorError(f"unknown table op {op!r}")
@@ -291,7 +314,24 @@ class Floor:
         self._apply(PlayerAction(seat, action, amount), out)
 
     def _after(self, out: FloorOutputs) -> None:
-        """Things that follow by themselves: held actions coming due, absent players reached."""
+        """Things that follow by themselves: held actions coming due, absent players reached,
+        the deck running short on seventh street."""
+        hand = self.table.hand
+        if (
+            hand is not None
+            and hand.phase is Phase.DEALING
+            and hand.street == 4
+            and self.card_mode is None
+            and not self.prompts
+            and hand.stub_size() <= 1
+            and not hand.common_card_street()
+        ):
+            waiting = self._waiting(hand)
+            if hand.stub_size() < waiting:
+                # RRoP stud 15: every card is dealt but the last; it is mixed with the burn cards.
+                self._open("stud.out-of-cards", (), out, stub=hand.stub_size(), waiting=waiting,
+                           pool=hand.reshuffle_pool())
+                return
         for _ in range(64):
             hand = self.table.hand
             if hand is None or hand.is_over or hand.phase is not Phase.BETTING or self.prompts:
@@ -353,6 +393,8 @@ class Floor:
             c = Card.parse(code) if code is not None else UNKNOWN
         except CardError as exc:
             raise FloorError(f"shoe card: {exc}") from None
+        if c.known and c in hand.recycled and c not in hand.seen:
+            status = "ok"  # RRoP stud 15: reshuffled back into play; the shoe saw it once before
         if status == "duplicate" or (c.known and c in hand.seen):
             self._open("deck.duplicate-card", (), out, card=c.name, card_code=str(c))
             return
@@ -368,17 +410,37 @@ class Floor:
 
     def _deal_drawn(self, hand: Hand, c: Card, out: FloorOutputs) -> None:
         if hand.phase is Phase.BETTING:
+            rnd = hand.round
+            if hand.street == 0 and rnd is not None and rnd.bring_in_open and not rnd.acted:
+                # RRoP 3.4: one extra card before the first betting round becomes the burn;
+                # 3.2(d): a second one in the starting hands is a misdeal.
+                if hand.burn_ahead:
+                    self._open("misdeal.extra-cards", (), out, cards=[str(c)])
+                else:
+                    self._open("deal.extra-card-before-betting", (), out, card=str(c))
+                return
             # RRoP stud 14, 3.4: a card dealt before the betting is complete will not play.
             self._open("stud.premature-card", (), out, cards=[str(c)])
+            self._note_premature(hand, c)
             return
         if hand.phase is not Phase.DEALING:
             self._open("stud.premature-card", (), out, cards=[str(c)])
             return
+        if self.removal_due:
+            # RRoP stud 14: after the round, one card for each player still active (and still
+            # to receive a card) is taken out too.
+            self.removal_due = False
+            self.pending_removals = sum(1 for s in hand.live_seats if s.seat not in hand.early)
         if self.pending_removals > 0:
             self.pending_removals -= 1
             self._apply(CardsRemoved((c,)), out)
             return
         slot = hand.next_deal()
+        if hand.street == 4 and (self.card_mode is not None or (slot is not None and slot[0] == "burn")):
+            slot = self._seventh_street_slot(hand, slot)
+            if slot[0] == "common":
+                self._apply(CommonCardDealt(c), out)
+                return
         if slot is None:
             raise FloorError("no card is due")
         kind, seat, face_up = slot
@@ -387,6 +449,38 @@ class Floor:
         else:
             assert seat is not None
             self._apply(CardDealt(seat, c, face_up), out)
+
+    def _waiting(self, hand: Hand) -> int:
+        return sum(1 for s in hand.live_seats if hand.needs(s) != (0, 0))
+
+    def _seventh_street_slot(
+        self, hand: Hand, slot: tuple[str, int | None, bool] | None
+    ) -> tuple[str, int | None, bool]:
+        """RRoP stud 15: where a seventh-street draw goes when the cards run short."""
+        waiting = self._waiting(hand)
+        stub = hand.stub_size()
+        if self.card_mode is not None and hand.reshuffle_pool() < waiting:
+            # Not enough fresh cards for everyone: burn (if a card can be spared) and turn a common card.
+            if not hand.burned_this_street and stub >= 2:
+                return ("burn", None, False)
+            return ("common", None, True)
+        if not hand.burned_this_street and stub > waiting:
+            return ("burn", None, False)  # after the reshuffle the dealer burns again
+        # No burn when there are not as many cards as players still to receive one.
+        for kind, seat, face_up in hand.expected_deal():
+            if kind == "card":
+                return (kind, seat, face_up)
+        raise FloorError("no card is due")
+
+    def _note_premature(self, hand: Hand, c: Card) -> None:
+        """Remember where a card drawn during the betting would have gone in the next street's deal."""
+        key = (hand.hand_id, hand.street)
+        if self.premature_key != key:
+            self.premature_key = key
+            self.premature = []
+        order: list[int | None] = [None] + [s.seat for s in hand.live_seats]
+        n = len(self.premature)
+        self.premature.append((str(c), order[n] if n < len(order) else None))
 
     def _on_manual_card(self, inp: Mapping[str, Any], out: FloorOutputs) -> None:
         hand = self._live_hand()
@@ -454,10 +548,26 @@ class Floor:
                     rule = "stud.allin-last-card-up" if s.stack == 0 else "stud.last-card-up"
                     self._open(rule, (seat,), out, card_code=str(exposed[0]))
                 continue
+            street = hand.street
+            if (
+                self.shoe_active
+                and 1 <= street <= 3
+                and len(up_seen) > street
+                and (len(s.up) <= street or up_seen[street] != s.up[street])
+                and (hand.hand_id, street) not in self.burn_errors
+            ):
+                burns = self._burn_shift(hand, seat, up_seen[street])
+                if burns is not None:
+                    # RRoP stud 13: the camera sees the card one place off the shoe's order.
+                    self.burn_errors[(hand.hand_id, street)] = burns
+                    self._open("stud.burn-error", (seat,), out, burns=burns, problem=BURN_PROBLEMS[burns])
+                    return
             if self.shoe_active or hand.phase is not Phase.DEALING:
                 continue
             # Camera-only table: the camera's new cards are the deal.
-            for c in up_seen:
+            # New up cards by position (the row is laid in order): a card read differently from the
+            # one the engine holds is a misread to report, not a new card.
+            for c in up_seen[len(s.up):]:
                 if c not in s.up:
                     self._deal_observed(hand, seat, c, True, out)
                     if self.prompts:
@@ -465,6 +575,21 @@ class Floor:
             missing_down = int(view.get("down", 0)) - len(s.down)
             for _ in range(max(0, missing_down)):
                 self._deal_observed(hand, seat, UNKNOWN, False, out)
+
+    def _burn_shift(self, hand: Hand, seat: int, seen: Card) -> int | None:
+        """RRoP stud 13: the burns the dealer really made on this street (0 or 2), judged from an up
+        card the camera sees at ``seat`` one draw before or after the one the shoe's order gives it."""
+        draws = hand.street_draws()
+        if not draws or not isinstance(draws[0], CardBurned):
+            return None
+        cards = [ev.card for ev in draws]
+        if seen not in cards:
+            return None
+        order = [None] + [s.seat for s in hand.live_seats]
+        if seat not in order:
+            return None
+        shift = order.index(seat) - cards.index(seen)
+        return {1: 0, -1: 2}.get(shift)
 
     def _on_show(self, inp: Mapping[str, Any], out: FloorOutputs) -> None:
         self._live_hand()
@@ -510,13 +635,72 @@ class Floor:
                 raise FloorError(f"seat {seat} is not the player to act")
             if rnd.to > hand.seat(int(str(seat))).bet:
                 raise FloorError(f"seat {seat} faces a wager: that is an ordinary fold")
+        extra: dict[str, Any] = {}
+        if rule_id == "stud.wrong-bring-in" and hand is not None:
+            seats, extra = self._check_wrong_bring_in(hand, inp)
+        if rule_id == "stud.burn-error" and hand is not None:
+            burns = inp.get("burns")
+            if burns not in (0, 2):
+                raise FloorError("say how many cards were burned: burns = 0 (none) or 2 (two) [RRoP stud 13]")
+            if hand.street == 0:
+                raise FloorError("third street has no burn card [RRoP stud 13]")
+            assert isinstance(burns, int)
+            self.burn_errors[(hand.hand_id, hand.street)] = burns
+            extra = {"problem": BURN_PROBLEMS[burns]}
+        if rule_id == "stud.final-downcard-kept" and hand is not None:
+            if seat is None:
+                raise FloorError("say which seat kept the last card")
+            extra = self._check_final_card(hand, int(str(seat)), inp)
         if rule_id == "betting.unaware-of-raise" and hand is not None:
             last = hand.events[-1]
             if not isinstance(last, PlayerAction) or last.seat != seat:
                 raise FloorError(
                     f"seat {seat}'s action can be taken back only if nobody has acted after it [RRoP 3.5]"
                 )
-        self._open(rule_id, seats, out, **{k: v for k, v in inp.items() if k not in ("kind", "report", "seat")})
+        data = {k: v for k, v in inp.items() if k not in ("kind", "report", "seat")}
+        self._open(rule_id, seats, out, **{**data, **extra})
+
+    def _check_wrong_bring_in(self, hand: Hand, inp: Mapping[str, Any]) -> tuple[tuple[int, ...], dict[str, Any]]:
+        """RRoP stud 9: an up card corrected after the bring-in; the seat that is truly low."""
+        rnd = hand.round
+        if hand.street != 0 or rnd is None or rnd.opener is None:
+            raise FloorError("a wrong bring-in is ruled on third street, during its betting [RRoP stud 9]")
+        actions = [k for k, e in enumerate(hand.events) if isinstance(e, PlayerAction)]
+        if not actions:
+            raise FloorError("nobody has brought it in yet: correct the card and the engine designates the low card")
+        try:
+            c = Card.parse(str(inp.get("card", "")))
+            corrected = int(str(inp.get("seat")))
+            probe = Hand.replay(hand.events[: actions[0]])
+            probe.apply(UpCardCorrected(corrected, c))
+        except (CardError, ValueError, TypeError) as exc:
+            raise FloorError(f"wrong bring-in: give the seat and its true up card ({exc})") from None
+        wrong = hand.seats[rnd.opener].seat
+        assert probe.round is not None and probe.round.opener is not None
+        true_low = probe.seats[probe.round.opener].seat
+        if true_low == wrong:
+            raise FloorError(f"with the {c.name} at seat {corrected}, seat {wrong} is still low: the bring-in stands")
+        return (true_low,), {"card": str(c), "corrected_seat": corrected, "wrong_seat": wrong}
+
+    def _check_final_card(self, hand: Hand, seat: int, inp: Mapping[str, Any]) -> dict[str, Any]:
+        """RRoP stud 13-14: which card the player keeps, and why."""
+        if hand.street == 3 and hand.phase is Phase.BETTING:
+            code = inp.get("card")
+            if code is None and self.premature_key == (hand.hand_id, hand.street):
+                code = next((c for c, to in self.premature if to == seat), None)
+            if code is None:
+                raise FloorError(
+                    f"no card drawn during this betting round was due to seat {seat}: report it with the card"
+                )
+            return {"card": str(code), "extra": " and may only call on sixth street"}
+        if hand.street == 4:
+            burns = inp.get("burns", self.burn_errors.get((hand.hand_id, 4)))
+            if burns not in (0, 2):
+                raise FloorError(
+                    "on seventh street the last card is kept after a burn error: say burns = 0 or 2 [RRoP stud 13]"
+                )
+            return {"burns": burns, "extra": " where it lies (the burn error is not corrected)"}
+        raise FloorError("the last down card is kept early only on sixth street or after a seventh-street burn error")
 
     def _on_source(self, inp: Mapping[str, Any], out: FloorOutputs) -> None:
         """A device went offline, came back, or skipped messages (DESIGN: sensors may fail mid-game)."""
@@ -605,10 +789,12 @@ class Floor:
     def _rule_stud_premature_card(self, p: Prompt, option: str, out: FloorOutputs) -> None:
         hand = self._live_hand()
         cards = tuple(Card.parse(c) for c in p.data.get("cards", []))
-        self._apply(CardsRemoved(cards), out)
-        # RRoP stud 14: after the round, one more card per active player is set aside.
+        if cards:
+            self._apply(CardsRemoved(cards), out)
+        # RRoP stud 14: after the round, one more card per active player is set aside (counted
+        # when the round is over, once however many cards came early).
         if hand.phase is Phase.BETTING:
-            self.pending_removals += sum(1 for s in hand.live_seats)
+            self.removal_due = True
 
     def _rule_stud_seven_card_limit(self, p: Prompt, option: str, out: FloorOutputs) -> None:
         if option == "dead":
@@ -637,6 +823,9 @@ class Floor:
     def _misdeal(self, p: Prompt, option: str, out: FloorOutputs) -> None:
         if option == "misdeal":
             self._void(p.rule.id, out)
+        elif p.data.get("cards"):
+            # Play on: the card the shoe drew does not play (it is kept aside with the removed cards).
+            self._apply(CardsRemoved(tuple(Card.parse(c) for c in p.data["cards"]), p.rule.id), out)
 
     _rule_misdeal_exposed_first_cards = _misdeal
     _rule_misdeal_boxed_cards = _misdeal
@@ -666,3 +855,76 @@ class Floor:
             self._apply(CardDealt(seat, Card.parse(code), True), out)
 
     _rule_stud_allin_last_card_up = _rule_stud_last_card_up
+
+    def _rule_stud_card_off_table(self, p: Prompt, option: str, out: FloorOutputs) -> None:
+        # RRoP stud 11, 3.4: a card dealt off the table (or flashed by the dealer) is an exposed card.
+        # A hole card on third street: stud 5 (it plays as the up card, the third card comes down);
+        # the seventh card: stud 16-18 (it plays face up).  An up card changes nothing.
+        hand = self._live_hand()
+        if not p.seats or hand.phase is not Phase.DEALING:
+            return
+        s = hand.seat(p.seats[0])
+        if not s.live or not s.cards or s.cards[-1][1]:
+            return
+        if (hand.street == 0 and s.n_up == 0) or (hand.street == 4 and s.n_down == 3):
+            self._apply(HoleCardExposed(s.seat), out)
+
+    _rule_deal_flashed_card = _rule_stud_card_off_table
+
+    def _rule_stud_wrong_bring_in(self, p: Prompt, option: str, out: FloorOutputs) -> None:
+        # RRoP stud 9: the card is corrected; if the next player has not acted the wrong low takes
+        # the wager back and the true low must bring it in; otherwise the wager stands and the true
+        # low has no obligation.
+        hand = self._live_hand()
+        wrong = int(p.data["wrong_seat"])
+        self._apply(UpCardCorrected(int(p.data["corrected_seat"]), Card.parse(p.data["card"])), out)
+        actions = [e for e in hand.events if isinstance(e, PlayerAction)]
+        if len(actions) == 1 and actions[0].seat == wrong:
+            self._apply(BringInWithdrawn(wrong), out)
+            out.notes.append(f"seat {wrong} takes back the bring-in; seat {p.seats[0]} must bring it in")
+        else:
+            out.notes.append(f"the next player has acted: the wager stands; seat {p.seats[0]} has no obligation")
+
+    def _rule_stud_burn_error(self, p: Prompt, option: str, out: FloorOutputs) -> None:
+        # RRoP stud 13: corrected to the proper positions if at all possible (the shoe's order is
+        # the proper one: nothing changes); otherwise the cards play where they lie.
+        if option == "cannot-correct":
+            self._apply(DealCorrected(int(p.data["burns"])), out)
+
+    def _rule_stud_final_downcard_kept(self, p: Prompt, option: str, out: FloorOutputs) -> None:
+        # RRoP stud 13-14: the player must keep (accept) the last down card.
+        hand = self._live_hand()
+        seat = p.seats[0]
+        if "burns" in p.data:
+            self._apply(DealCorrected(int(p.data["burns"])), out)
+            return
+        code = str(p.data["card"])
+        self._apply(FinalCardKept(seat, Card.parse(code)), out)
+        for q in list(self.prompts.values()):
+            if q.rule.id == "stud.premature-card" and code in q.data.get("cards", []):
+                # The card is no longer to be set aside: the prompt keeps only the others.
+                q.data["cards"] = [c for c in q.data["cards"] if c != code]
+                if not q.data["cards"]:
+                    del self.prompts[q.id]
+                    out.closed.append(q.id)
+        if self.pending_removals and not self.removal_due:
+            self.pending_removals = sum(1 for s in hand.live_seats if s.seat not in hand.early)
+
+    def _rule_deal_extra_card_before_betting(self, p: Prompt, option: str, out: FloorOutputs) -> None:
+        # RRoP 3.4: the extra card is returned and used as the fourth-street burn.
+        self._apply(ExtraCardReturned(Card.parse(p.data["card"])), out)
+
+    def _rule_stud_out_of_cards(self, p: Prompt, option: str, out: FloorOutputs) -> None:
+        # RRoP stud 15: the last card is mixed with the burn (and removed) cards, scrambled and cut;
+        # if there will not be enough fresh cards for everyone, one common card plays for all.
+        hand = self._live_hand()
+        if option == "common":
+            if hand.reshuffle_pool() >= self._waiting(hand):
+                raise FloorError(
+                    f"{hand.reshuffle_pool()} cards can serve the {self._waiting(hand)} players: reshuffle, "
+                    "no common card [RRoP stud 15]"
+                )
+            self.card_mode = "common"
+            return
+        self._apply(DeckReshuffled(), out)
+        self.card_mode = "reshuffled"

@@ -47,13 +47,17 @@ from engine.cards import UNKNOWN, Card
 from engine.events import (
     ActionWithdrawn,
     Announcement,
+    BringInWithdrawn,
     CardBurned,
     CardDealt,
     CardsRemoved,
     CardsShown,
     CommonCardDealt,
+    DealCorrected,
     DeckReshuffled,
     Event,
+    ExtraCardReturned,
+    FinalCardKept,
     HandKilled,
     HandMucked,
     HandStarted,
@@ -62,6 +66,7 @@ from engine.events import (
     Outputs,
     PlayerAction,
     PotAward,
+    UpCardCorrected,
 )
 from engine.ranking import (
     describe_board_high,
@@ -103,8 +108,12 @@ ACCEPTS: dict[Phase, tuple[type[Event], ...]] = {
     Phase.DEALING: (
         CardDealt, CardBurned, CommonCardDealt, DeckReshuffled, CardsShown,
         HoleCardExposed, HandKilled, HandVoided, CardsRemoved,
+        DealCorrected, UpCardCorrected, ExtraCardReturned,
     ),
-    Phase.BETTING: (PlayerAction, CardsShown, HandKilled, HandVoided, CardsRemoved, ActionWithdrawn),
+    Phase.BETTING: (
+        PlayerAction, CardsShown, HandKilled, HandVoided, CardsRemoved, ActionWithdrawn, HoleCardExposed,
+        FinalCardKept, DealCorrected, UpCardCorrected, BringInWithdrawn, ExtraCardReturned,
+    ),
     Phase.SHOWDOWN: (CardsShown, HandMucked, HandKilled, HandVoided),
     Phase.COMPLETE: (CardsShown,),
 }
@@ -318,6 +327,9 @@ class Hand:
         self.recycled: set[Card] = set()  # back in the stub after a reshuffle (RRoP stud 15)
         self.stub = CARDS_IN_DECK  # cards left in the dealer's hand, unknown ones included
         self.removed: list[Card] = []  # RRoP stud 14: premature cards set aside
+        self.early: set[int] = set()  # RRoP stud 14: seats that kept a seventh card dealt during sixth street
+        self.burn_ahead = False  # RRoP 3.4: an extra third-street card is the fourth-street burn
+        self.street_start = 1  # index in ``events`` of the current street's first card (RRoP stud 13)
         self.voided = False  # RRoP 3.2, 3.4: all action void, every chip returned
         self.seen: set[Card] = set()  # identified cards out of the stub: on seats, burned, common
         self._options_cache: tuple[int, Options] | None = None
@@ -364,6 +376,8 @@ class Hand:
             "recycled": sorted(str(c) for c in self.recycled),
             "stub": self.stub,
             "removed": [str(c) for c in self.removed],
+            "early": sorted(self.early),
+            "burn_ahead": self.burn_ahead,
             "voided": self.voided,
             "round": self.round.snapshot() if self.round else None,
             "last_round": self.last_round.snapshot() if self.last_round else None,
@@ -444,7 +458,8 @@ class Hand:
             self.street > 0
             and not self.burned_this_street
             and not any(
-                len(s.cards) > sum(d + u for d, u in STREET_DEAL[: self.street]) for s in self.live_seats
+                len(s.cards) > sum(d + u for d, u in STREET_DEAL[: self.street]) and s.seat not in self.early
+                for s in self.live_seats
             )
         ):
             slots.append(("burn", None, False))
@@ -475,7 +490,7 @@ class Hand:
             delivered = DUE[street - 1]
             held = delivered[0] + delivered[1]
             for s in self.seats:
-                if s.live and s.n_down + s.n_up > held:
+                if s.live and s.n_down + s.n_up > held and not (self.early and s.seat in self.early):
                     break
             else:
                 return ("burn", None, False)
@@ -611,7 +626,7 @@ class Hand:
             # RRoP stud 13: two burns for one round is a dealer error to correct.
             raise IllegalAction("RRoP stud 13", f"a card was already burned on {STREET_NAMES[self.street]}")
         delivered = sum(DUE[self.street - 1]) if self.street else 0
-        if any(s.live and len(s.cards) > delivered for s in self.seats):
+        if any(s.live and len(s.cards) > delivered for s in self.seats) and not self._burn_may_follow_cards(delivered):
             raise IllegalAction("RRoP stud 13", "the burn comes before the street's first card")
         self._check_new_card(e.card, "burned")
         self._take_from_stub(e.card)
@@ -692,6 +707,9 @@ class Hand:
             )
         elif self.street == 4:
             # RRoP stud 16-17: the last card dealt face up is kept and plays face up.
+            rnd = self.round
+            if rnd is not None and (rnd.acted or rnd.to or s.n_down <= 2):
+                raise IllegalAction("RRoP stud 17", "the last card is ruled face up before the betting starts")
             if s.n_down > 2:
                 k = max(i for i, (_, up) in enumerate(s.cards) if not up)
                 s.cards[k] = (s.cards[k][0], True)
@@ -703,6 +721,12 @@ class Hand:
             )
         else:
             raise IllegalAction("RRoP stud 5", "a hole card is exposed on third or seventh street only")
+        if self.round is not None:
+            # RRoP stud 17: the last card was dealt before anyone acted: the hand now high on the
+            # board using all the up cards starts the action.
+            self.round = None
+            self._begin_betting()
+            return
         self._after_card()
 
     def _on_hand_killed(self, e: HandKilled) -> None:
@@ -770,6 +794,176 @@ class Hand:
         for c in e.cards:
             self._take_from_stub(c)
             self.removed.append(c)
+
+    def _burn_may_follow_cards(self, delivered: int) -> bool:
+        """The rare cases where a burn comes after some seat already has this street's card."""
+        if self.street == 4 and self.recycled:
+            return True  # RRoP stud 15: after the reshuffle the dealer burns again
+        return all(len(s.cards) <= delivered or s.seat in self.early for s in self.seats if s.live)
+
+    def _on_final_card_kept(self, e: FinalCardKept) -> None:
+        # RRoP stud 14: a premature final down card looked at or mixed in is kept; the player
+        # may not bet or raise on sixth street (holding all seven cards), but can call.
+        rnd = self.round
+        if self.street != 3 or rnd is None:
+            raise IllegalAction("RRoP stud 14", "only a seventh card dealt during sixth-street betting is kept early")
+        s = self.seat(e.seat)
+        if not s.live:
+            raise IllegalAction("engine.ruling", f"seat {e.seat} is out of the hand")
+        if len(s.cards) != sum(DUE[3]) or s.seat in self.early:
+            raise IllegalAction("RRoP stud 14", f"seat {e.seat} already has {len(s.cards)} cards")
+        if e.card.known and e.card in self.removed:
+            self.removed.remove(e.card)  # it was set aside as premature: it comes back to the player
+        else:
+            self._check_new_card(e.card, "kept by seat", e.seat)
+            self._take_from_stub(e.card)
+        s.cards.append((e.card, False))
+        s.n_down += 1
+        self.early.add(s.seat)
+        rnd.call_only.add(self._index[e.seat])
+        self.announcements.append(
+            Announcement(
+                "ruling", f"Seat {e.seat} keeps the last card and may only call on sixth street", (e.seat,)
+            )
+        )
+
+    def street_draws(self) -> list[CardBurned | CardDealt]:
+        """This street's burns and cards, in the order they were dealt."""
+        return [ev for ev in self.events[self.street_start:] if isinstance(ev, CardBurned | CardDealt)]
+
+    def _on_deal_corrected(self, e: DealCorrected) -> None:
+        # RRoP stud 13: two burns or no burn, and the cards cannot be put back in position:
+        # the street's draws play where they lie (burn(s) first, then the seats in dealing order).
+        if self.street == 0 or self.common:
+            raise IllegalAction("RRoP stud 13", "only a street with a burn card (fourth to seventh) can be corrected")
+        if e.burns not in (0, 2):
+            raise IllegalAction("RRoP stud 13", "the correction is for no burn (0) or two burns (2)")
+        rest_events = self.events[self.street_start:]
+        if any(not isinstance(ev, CardBurned | CardDealt) for ev in rest_events):
+            raise IllegalAction(
+                "RRoP stud 13", f"too late to correct the deal on {STREET_NAMES[self.street]}: play has moved on"
+            )
+        draws = self.street_draws()
+        if self.burned_this_street and not any(isinstance(ev, CardBurned) for ev in draws):
+            raise IllegalAction("RRoP 3.4", "this street's burn was the extra card returned on third street")
+        cards = [ev.card for ev in draws]
+        if len(cards) <= e.burns:
+            raise IllegalAction("RRoP stud 13", f"only {len(cards)} card(s) drawn on {STREET_NAMES[self.street]}")
+        received: dict[int, int] = {}
+        for ev in draws:
+            if isinstance(ev, CardDealt):
+                received[ev.seat] = received.get(ev.seat, 0) + 1
+        # Each live seat's holding before this street, and what it is due on it.
+        plan: list[tuple[SeatState, bool]] = []
+        for s in self.seats:
+            if not s.live:
+                continue
+            k = received.get(s.seat, 0)
+            kept = s.cards[: len(s.cards) - k] if k else s.cards
+            n_down = sum(1 for _, up in kept if not up)
+            n_up = len(kept) - n_down
+            down_due, up_due = self.due(s)
+            plan += [(s, True)] * max(0, up_due - n_up) + [(s, False)] * max(0, down_due - n_down)
+        rest = cards[e.burns:]
+        if len(rest) > len(plan):
+            raise IllegalAction(
+                "RRoP stud 13", f"{len(cards)} cards were drawn for {len(plan)} players and {e.burns} burn(s)"
+            )
+        # Checked; now change.
+        if self.burned_this_street:
+            self.burns.pop()
+        for s in self.seats:
+            k = received.get(s.seat, 0)
+            for _ in range(k):
+                _, up = s.cards.pop()
+                if up:
+                    s.n_up -= 1
+                else:
+                    s.n_down -= 1
+        self.burns.extend(cards[: e.burns])
+        self.burned_this_street = e.burns > 0
+        for c, (s, up) in zip(rest, plan, strict=False):
+            s.cards.append((c, up))
+            if up:
+                s.n_up += 1
+            else:
+                s.n_down += 1
+        what = "no card was burned" if e.burns == 0 else "two cards were burned"
+        self.announcements.append(
+            Announcement("ruling", f"On {STREET_NAMES[self.street]} {what}: the cards play where they lie", ())
+        )
+        self.round = None
+        self.phase = Phase.DEALING
+        self._after_card()
+
+    def _on_up_card_corrected(self, e: UpCardCorrected) -> None:
+        # An up card misread by the camera or keyed wrongly; RRoP stud 9 when it decides the bring-in.
+        s = self.seat(e.seat)
+        ups = [k for k, (_, up) in enumerate(s.cards) if up]
+        if e.position >= len(ups):
+            raise IllegalAction("engine.ruling", f"seat {e.seat} has no up card number {e.position + 1}")
+        if not e.card.known:
+            raise IllegalAction("engine.ruling", "the corrected card must be identified")
+        k = ups[e.position]
+        old = s.cards[k][0]
+        if old == e.card:
+            raise IllegalAction("engine.ruling", f"seat {e.seat}'s up card is already the {e.card.name}")
+        if e.card in self.seen:
+            raise IllegalAction("RRoP 3.4 duplicate card", f"the {e.card.name} is already elsewhere in this hand")
+        s.cards[k] = (e.card, True)
+        self.seen.discard(old)
+        self.seen.add(e.card)
+        self.announcements.append(
+            Announcement("ruling", f"Seat {e.seat}'s up card is the {e.card.name}, not the {old.name}", (e.seat,))
+        )
+        rnd = self.round
+        if rnd is not None and not rnd.acted and rnd.to == 0 and not any(
+            isinstance(ev, PlayerAction) for ev in self.events[self.street_start:]
+        ):
+            # Nobody has acted on this round yet: who opens is decided on the true cards.
+            self.round = None
+            self._begin_betting()
+
+    def _on_bring_in_withdrawn(self, e: BringInWithdrawn) -> None:
+        # RRoP stud 9: the wrong low card bet and the next player has not acted: the wager is
+        # taken back and the true low card must bring it in.  The hand is rebuilt without it.
+        if self.street != 0 or self.round is None:
+            raise IllegalAction("RRoP stud 9", "a wrong bring-in is taken back on third street only")
+        since = max(
+            (k for k, ev in enumerate(self.events) if isinstance(ev, BringInWithdrawn)), default=0
+        )
+        actions = [k for k in range(since, len(self.events)) if isinstance(self.events[k], PlayerAction)]
+        first = self.events[actions[0]] if len(actions) == 1 else None
+        if not isinstance(first, PlayerAction) or first.seat != e.seat:
+            raise IllegalAction(
+                "RRoP stud 9",
+                f"seat {e.seat}'s bring-in can be taken back only if it is the only action so far; "
+                "once the next player acts the wager stands",
+            )
+        k = actions[0]
+        full = self.events
+        rebuilt = Hand.replay(full[:k] + full[k + 1:])
+        self.__dict__.update(rebuilt.__dict__)
+        self.events = full
+        self._options_cache = None
+        self.announcements.append(
+            Announcement("ruling", f"Seat {e.seat} takes back the bring-in: seat {self.to_act} is low", (e.seat,))
+        )
+
+    def _on_extra_card_returned(self, e: ExtraCardReturned) -> None:
+        # RRoP 3.4: before the first betting round one extra card goes back and is the next burn.
+        rnd = self.round
+        if self.street != 0 or (rnd is not None and (rnd.acted or not rnd.bring_in_open)):
+            raise IllegalAction("RRoP 3.4", "only an extra card before the first betting round is returned as the burn")
+        if self.burn_ahead:
+            raise IllegalAction("RRoP 3.2(d)", "a second extra card in the starting hands is a misdeal")
+        self._check_new_card(e.card, "returned as the burn")
+        self._take_from_stub(e.card)
+        self.burns.append(e.card)
+        self.burn_ahead = True
+        self.announcements.append(
+            Announcement("ruling", "The extra card is the burn card for fourth street", ())
+        )
 
     def _after_card(self) -> None:
         if self.common and self.street == 4:
@@ -1220,7 +1414,10 @@ class Hand:
             self._begin_showdown(rnd)
             return
         self.street += 1
-        self.burned_this_street = False
+        # RRoP 3.4: an extra card returned on third street is already the fourth-street burn.
+        self.burned_this_street = self.burn_ahead
+        self.burn_ahead = False
+        self.street_start = len(self.events) + 1  # the input being applied is appended after this
         self.phase = Phase.DEALING
 
     # ------------------------------------------------------------ showdown

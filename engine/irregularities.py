@@ -107,7 +107,8 @@ RULES: Final[tuple[Rule, ...]] = (
         "001 stud 9; 000 stud 5",
         "Wrong player designated as low",
         "reported",
-        "an up card is corrected (misread by camera or dealer) after the bring-in was made",
+        "the dealer reports a misread up card after the bring-in (report wrong-bring-in with the seat and its true "
+        "card); the engine works out who is truly low and refuses the report if the low card does not change",
         "Seat {seat} is the true low card. If the next player has not acted, the wrong bring-in is taken back and "
         "seat {seat} must bring it in; otherwise the wager stands and seat {seat} has no obligation.",
         (CONFIRM,),
@@ -151,7 +152,6 @@ RULES: Final[tuple[Rule, ...]] = (
         "A card dealt to seat {seat} went off the table. It must play and is treated as an exposed card.",
         (CONFIRM,),
         blocks=("deal",),
-        changes_hand=False,
     ),
     Rule(
         "stud.announcements",
@@ -166,11 +166,14 @@ RULES: Final[tuple[Rule, ...]] = (
         "001 stud 13; 000 stud 13",
         "Two burns or no burn",
         "detected",
-        "the shoe reports two draws where one burn was due, or a card reaches a seat with no burn drawn",
+        "the camera sees an up card at a seat one draw before (no burn) or after (two burns) the card the shoe's "
+        "order gives it; on seventh street (down cards) the dealer reports it with burns = 0 or 2",
         "The burn for {street} was {problem}. Correct the cards to their proper positions if possible.",
         (
-            _o("corrected", "Corrected", "the cards were put back in position; the deal continues as expected"),
-            _o("cannot-correct", "Cannot correct", "the extra card is set aside; the deal continues"),
+            _o("corrected", "Corrected", "the cards were put in the shoe's order (burn first, then each seat in turn); "
+               "the hand already records them so"),
+            _o("cannot-correct", "Cannot correct", "the cards play where they lie: deal_corrected re-reads the street's "
+               "draws with the burns really made"),
         ),
     ),
     Rule(
@@ -178,7 +181,8 @@ RULES: Final[tuple[Rule, ...]] = (
         "001 stud 13-14",
         "Final down card looked at or mixed in",
         "reported",
-        "the dealer reports the seventh card was seen or mixed with the hole cards",
+        "the dealer reports the seat: during sixth-street betting the card is the premature draw due to that seat "
+        "(or the card given in the report); on seventh street after a burn error (burns = 0 or 2) the card as it lies",
         "Seat {seat} looked at (or mixed in) the last down card: the player must keep it{extra}.",
         (CONFIRM,),
     ),
@@ -203,10 +207,9 @@ RULES: Final[tuple[Rule, ...]] = (
         "few, deal one common card face up.",
         (
             _o("reshuffle", "Reshuffle the burns", "deck_reshuffled: burns go back into the stub"),
-            _o("common", "Common card", "the next card is dealt face up to the centre"),
+            _o("common", "Common card", "without a reshuffle: the next card is dealt face up to the centre"),
         ),
-        blocks=(),
-        changes_hand=False,
+        blocks=("deal",),
     ),
     Rule(
         "stud.allin-last-card-up",
@@ -253,6 +256,26 @@ RULES: Final[tuple[Rule, ...]] = (
         blocks=(),
         changes_hand=False,
     ),
+    # ---- razz and stud high-low (001 razz 1-5, stud high-low 1-7) ----------------------------
+    Rule(
+        "razz.differences",
+        "001 razz 1-5",
+        "Razz: high card brings in, low board acts, no face-card pairs announced",
+        "enforced",
+        "the variant decides the bring-in (highest card by suit, ace low), who acts first (lowest board) and the "
+        "pairs announced",
+        "The highest card brings it in; the low board acts first; the open pair does not change the limit; pairs "
+        "are announced the first time, never pairs of face cards.",
+    ),
+    Rule(
+        "stud8.differences",
+        "001 stud high-low 1, 4, 7",
+        "Stud high-low: ace high for the bring-in, no big bet on an open pair",
+        "enforced",
+        "the variant decides the bring-in (lowest card by suit, ace high) and leaves the limit alone on an open pair",
+        "The lowest card brings it in, an ace counting high; the high board acts first; an open pair on fourth "
+        "street does not allow the big bet.",
+    ),
     # ---- misdeals (002 3.2) -------------------------------------------------------------------
     Rule(
         "misdeal.exposed-first-cards",
@@ -277,7 +300,7 @@ RULES: Final[tuple[Rule, ...]] = (
         "002 3.2(d),(e)",
         "Misdeal: wrong number of starting cards",
         "detected",
-        "the deal gives a seat more or fewer starting cards than due (a draw for a seat that has its cards)",
+        "a second extra card drawn on third street before anyone acts (002 3.2(d)), or the dealer reports it",
         "Seat {seat} received the wrong number of cards: misdeal, unless two players have acted after the bring-in.",
         (_o("misdeal", "Misdeal", "void the hand, return every chip, redeal"), _o("play-on", "Play on", "no misdeal")),
     ),
@@ -424,10 +447,11 @@ RULES: Final[tuple[Rule, ...]] = (
         "002 3.4 (extra card)",
         "One extra card dealt before the first betting round",
         "detected",
-        "a draw on third street for a seat that already has its three cards",
+        "the shoe reports a draw on third street after every seat has its three cards and before anyone acts "
+        "(a second one is misdeal.extra-cards)",
         "An extra card was dealt before the first betting round: it goes back on the deck and is used as the burn card.",
         (CONFIRM,),
-        blocks=("deal",),
+        blocks=("deal", "action"),
     ),
     Rule(
         "deal.flashed-card",
@@ -438,7 +462,6 @@ RULES: Final[tuple[Rule, ...]] = (
         "A card flashed by the dealer is treated as an exposed card (stud: see stud.exposed-holecard).",
         (CONFIRM,),
         blocks=("deal",),
-        changes_hand=False,
     ),
     Rule(
         "deal.player-dropped-card",

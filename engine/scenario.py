@@ -125,6 +125,8 @@ def summary(floor: Floor) -> dict[str, Any]:
                 "cards": {
                     str(s.seat): {"up": [str(c) for c in s.up], "down": len(s.down)} for s in hand.seats
                 },
+                "hand_stacks": {str(s.seat): s.stack for s in hand.seats},
+                "common": [str(c) for c in hand.common],
                 "voided": hand.voided,
                 "announcements": [a.text for a in hand.announcements],
             }
@@ -146,11 +148,12 @@ def _check(expect: Mapping[str, Any], state: Mapping[str, Any], opened: list[str
                 if not any(text in a for a in state.get("announcements", [])):
                     failures.append(f"no announcement contains {text!r}")
             continue
-        if key == "stacks":
-            got = state.get("stacks", {})
+        if key in ("stacks", "hand_stacks"):
+            got = state.get(key, {})
+            what = "stack" if key == "stacks" else "stack in the hand"
             for seat, amount in want.items():
                 if got.get(str(seat)) != amount:
-                    failures.append(f"stack of seat {seat}: expected {amount}, got {got.get(str(seat))}")
+                    failures.append(f"{what} of seat {seat}: expected {amount}, got {got.get(str(seat))}")
             continue
         if key == "cards":
             got = state.get("cards", {})
