@@ -73,7 +73,6 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Protocol, TextIO
 
-import engine.service  # noqa: F401 - registers the console's show/muck command schemas (engine/service.py)
 from engine import wire
 from engine.bus import BusClient
 from engine.cards import DECK

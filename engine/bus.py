@@ -209,6 +209,7 @@ class BusClient:
         on_message: MessageHandler | None = None,
         on_invalid: InvalidHandler | None = None,
         on_connection: ConnectionHandler | None = None,
+        announce_online: bool = True,
     ) -> None:
         import paho.mqtt.client as mqtt
         from paho.mqtt.enums import CallbackAPIVersion
@@ -223,6 +224,8 @@ class BusClient:
         self.on_message = on_message
         self.on_invalid = on_invalid
         self.on_connection = on_connection
+        # What ``avail/<device>`` says while connected; a bridge says online only while its shoe answers.
+        self._available = announce_online
         # Lock discipline (paho calls on_publish while holding its own message mutex, and
         # its publish() takes that mutex): _send_lock orders seq assignment with sending
         # and is held across paho.publish; _ack_lock guards the ack bookkeeping and is
@@ -321,6 +324,13 @@ class BusClient:
                 else:
                     self._pending.add(info.mid)
 
+    def set_available(self, online: bool) -> None:
+        """Say ``online`` or ``offline`` on this device's retained availability (now, and at reconnects)."""
+        self._available = online
+        if self._connected.is_set():
+            # No seq on availability, so no need for the send lock (callable from paho's thread).
+            self._send(self._client, wire.availability(self.table, self.device, online=online))
+
     def flush(self, timeout: float = 5.0) -> bool:
         """Wait until every QoS 1 message sent so far has been acknowledged by the broker."""
         with self._ack_lock:
@@ -335,7 +345,7 @@ class BusClient:
                 reason,
             )
             return
-        self._send(client, wire.availability(self.table, self.device, online=True))
+        self._send(client, wire.availability(self.table, self.device, online=self._available))
         self._send(client, wire.make(self.table, Channel.BIRTH, "birth", source=self.device, session=self.session,
                                      seq=0, role=str(self.role), version=self.version,
                                      capabilities=self.capabilities, last_seq=self._seq))

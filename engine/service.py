@@ -29,7 +29,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from engine import phh, wire
+from engine import phh
 from engine.bus import SourceTracker, Verdict
 from engine.floor import Floor, FloorError, FloorOutputs
 from engine.hand import Hand
@@ -39,16 +39,6 @@ from engine.wire import Channel, Message
 
 log = logging.getLogger(__name__)
 
-# The engine's own console commands beyond the contract's defaults (docs/wire.md).
-wire.register_schema(
-    Channel.COMMAND,
-    "show",
-    wire.Schema((wire.F("seat", wire.seat_no), wire.F("cards", wire.list_of(wire.card, 7))),
-                doc="the dealer enters the cards a player shows at showdown"),
-)
-wire.register_schema(
-    Channel.COMMAND, "muck", wire.Schema((wire.F("seat", wire.seat_no),), doc="a player mucks at showdown")
-)
 
 TRACKED_CHANNELS = frozenset({Channel.SHOE, Channel.VISION, Channel.COMMAND})
 NOTE = "note"  # a stored message that is not an input to the table
@@ -289,6 +279,7 @@ class EngineService:
             session=self.session,
             persistent=True,
             on_message=self._on_message,
+            on_connection=self._on_connection,
         )
         for channel in (Channel.SHOE, Channel.VISION, Channel.COMMAND, Channel.AVAIL):
             self._bus.subscribe(channel)
@@ -300,6 +291,12 @@ class EngineService:
         if self._bus is not None:
             self._bus.stop()
         self.store.close()
+
+    def _on_connection(self, up: bool) -> None:
+        # After a broker restart the retained state may be gone (amqtt keeps nothing): say it again.
+        if up and self._bus is not None:
+            with self._lock:
+                self.publish()
 
     def _on_message(self, msg: Message) -> None:
         with self._lock:

@@ -606,6 +606,15 @@ _DEFAULTS: tuple[tuple[Channel, str, Schema], ...] = (
     ),
     (
         Channel.COMMAND,
+        "show",
+        Schema(
+            (F("seat", seat_no), F("cards", list_of(card, 7))),
+            doc="the cards a player shows at showdown (the down cards, or all seven)",
+        ),
+    ),
+    (Channel.COMMAND, "muck", Schema((F("seat", seat_no),), doc="a player throws the hand away at showdown")),
+    (
+        Channel.COMMAND,
         "table",
         Schema(
             (F("op", word), F("seat", nullable(seat_no))),

@@ -459,7 +459,7 @@ class BusPublisher:
     def _announce(self, online: bool) -> None:
         # Availability carries no seq (engine.wire): it must not go through BusClient.publish,
         # which would number it and make the engine see a gap in the shoe's messages.
-        self.bus._send(self.bus._client, wire.availability(self.bus.table, self.bus.device, online))
+        self.bus.set_available(online)
 
     def _on_connection(self, up: bool) -> None:
         # The bus client has just said "online"; if the shoe is not answering, say so at once.

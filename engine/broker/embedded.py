@@ -76,6 +76,8 @@ def _checked_broker_class() -> Any:
 
     for name in (
         "_publish_retained_messages_for_subscription",
+        "_run_broadcast",
+        "_retain_broadcast_message",
         "_get_handler",
         "_matches",
         "_topic_filtering",
@@ -95,6 +97,33 @@ def _checked_broker_class() -> Any:
                 await super().stream_connected(reader, writer, listener_name)
             finally:
                 self.studtable_writers.discard(writer)
+
+        async def _run_broadcast(self, running_tasks: Any) -> None:
+            # amqtt 0.12 iterates self._subscriptions while awaiting the ACL check, so a client
+            # (re)subscribing at that moment raises "dictionary changed size during iteration"
+            # and the message is dropped ("1 messages not broadcasted").  Same logic over a copy.
+            from amqtt.mqtt.constants import QOS_1, QOS_2
+
+            broadcast = await self._broadcast_queue.get()
+            for k_filter, subscriptions in list(self._subscriptions.items()):
+                if not self._matches(broadcast["topic"], k_filter):
+                    continue
+                for target_session, sub_qos in list(subscriptions):
+                    qos = broadcast.get("qos", sub_qos)
+                    if not await self._topic_filtering(target_session, topic=broadcast["topic"], action=Action.RECEIVE):
+                        continue
+                    state = target_session.transitions.state
+                    if (state != "connected" and not target_session.clean_session and qos in (QOS_1, QOS_2)
+                            and not target_session.is_anonymous):
+                        await self._retain_broadcast_message(broadcast, qos, target_session)
+                        continue
+                    if state != "connected":
+                        continue
+                    handler = self._get_handler(target_session)
+                    if handler:
+                        running_tasks.append(asyncio.ensure_future(
+                            handler.mqtt_publish(broadcast["topic"], broadcast["data"], qos, retain=False)
+                        ))
 
         async def _publish_retained_messages_for_subscription(
             self, subscription: tuple[str, int], session: Any
