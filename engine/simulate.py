@@ -108,7 +108,9 @@ class SimulatedDealer:
     def apply(self, event: Event) -> Outputs:
         if isinstance(event, DeckReshuffled):
             outputs = self.hand.apply(event)
-            self.deck = [c for c in self.hand.burns if c.known and c in self.hand.recycled]
+            # Whatever the reshuffle put back in the stub (burns, removed cards, and under
+            # wsop2023 the folded hands) plus what was left, in a fixed order, then shuffled.
+            self.deck = sorted(set(self.deck) | self.hand.recycled, key=lambda c: c.index)
             self.rng.shuffle(self.deck)
             return outputs
         return self.hand.apply(event)
