@@ -61,6 +61,10 @@ def register(sub: Any) -> None:
     p.add_argument("--session", type=int, default=1, help="restart counter for the wire contract (default 1)")
     p.add_argument("--stable-frames", type=int, default=5, help="frames a change must hold before it is reported")
     p.add_argument("--max-frames", type=int, default=None, help="stop after this many frames")
+    p.add_argument("--broker", default="", help="HOST:PORT of the table's broker (default: print the messages)")
+    p.add_argument("--broker-dir", default="", help="directory from `studtable broker config` (the vision login)")
+    p.add_argument("--user", default="", help="broker username (instead of --broker-dir)")
+    p.add_argument("--password", default="", help="broker password")
     p.set_defaults(handler=_run)
 
     p = vsub.add_parser("render", help="render a test scene from an Aisleriot deck (image + ground truth JSON)")
@@ -188,9 +192,33 @@ def _run(args: argparse.Namespace) -> int:
     except (EnrollmentError, CalibrationError, OSError, ValueError) as exc:
         return _fail(str(exc))
 
+    bus = None
+    if args.broker:
+        from engine.bus import BusClient, BusError
+
+        host, _, port = str(args.broker).rpartition(":")
+        user, password = args.user, args.password
+        if args.broker_dir:
+            from engine.broker.config import load_files
+
+            user, password = load_files(args.broker_dir).login("vision")
+        if not user:
+            return _fail("give --broker-dir (from `studtable broker config`) or --user and --password")
+        try:
+            bus = BusClient(host=host or "127.0.0.1", port=int(port), username=user, password=password,
+                            table=args.table, device=args.device, role="vision", session=args.session,
+                            version="1", capabilities=["up_cards", "down_count", "off_felt", "half_turned"]).start()
+        except (BusError, ValueError) as exc:
+            return _fail(str(exc))
+
     def publish(msg: wire.Message) -> None:
-        # Until the MQTT client (engine/bus.py) is committed, print what would be published.
-        print(json.dumps({"topic": msg.topic, "payload": wire.encode(msg).decode()}), flush=True)
+        if bus is None:
+            print(json.dumps({"topic": msg.topic, "payload": wire.encode(msg).decode()}), flush=True)
+        elif msg.channel is wire.Channel.AVAIL:
+            bus.set_available(msg.kind == wire.AVAILABILITY_ONLINE)
+        else:
+            # The bus client numbers what it sends (seq) and says online/birth at every connect.
+            bus.publish(msg.channel, msg.kind, **msg.body)
 
     core = VisionCore(Detector(model, calib, reuse=True), Tracker(calib.layout, args.stable_frames), publish,
                       args.table, args.device, args.session)
@@ -198,6 +226,9 @@ def _run(args: argparse.Namespace) -> int:
         n = run_capture(args.camera, core, max_frames=args.max_frames)
     except (OSError, ValueError) as exc:
         return _fail(str(exc))
+    finally:
+        if bus is not None:
+            bus.stop()
     fps = core.last.fps if core.last else 0.0
     print(f"processed {n} frames at {fps:.1f} frames/s", file=sys.stderr)
     return 0

@@ -166,3 +166,45 @@ def test_deck_file_round_trip(faces_dir, tmp_path) -> None:
     save(m, tmp_path / "a.deck")
     m2 = load(tmp_path / "a.deck")
     assert m2.name == "anglo" and np.array_equal(m2.templates, m.templates) and m2.has_back
+
+
+def test_vision_run_publishes_observations_on_the_broker(faces_dir, tmp_path, mosquitto_broker) -> None:
+    """`studtable vision run --broker` on a real mosquitto: numbered observations, availability."""
+    import subprocess
+    import sys
+
+    from tests.support.mqtt import TestClient
+
+    d = faces_dir("anglo")
+    scene = render_scene(FaceSet.load(d), 51, seats=3, street=3, all_active=True, close_up=False)
+    video = tmp_path / "table.avi"
+    h, w = scene.image.shape[:2]
+    vw = cv2.VideoWriter(str(video), cv2.VideoWriter_fourcc(*"MJPG"), 30, (w, h))
+    if not vw.isOpened():
+        pytest.skip("this OpenCV build cannot write MJPG video")
+    for _ in range(6):
+        vw.write(scene.image)
+    vw.release()
+    deck = tmp_path / "anglo.deck"
+    assert main(["vision", "enroll", "--faces", str(d), "--out", str(deck)]) == 0
+    cal = tmp_path / "cal.json"
+    cal.write_text(json.dumps(calibrate(scene.image, scene.layout).to_dict()))
+    engine = TestClient(mosquitto_broker, "engine")
+    assert engine.connected()
+    engine.subscribe([wire.topic_filter("t1", wire.Channel.VISION), wire.topic_filter("t1", wire.Channel.AVAIL)])
+    proc = subprocess.run(
+        [sys.executable, "-m", "engine.cli", "vision", "run", "--camera", str(video), "--calibration", str(cal),
+         "--deck", str(deck), "--table", "t1", "--device", "cam-1", "--stable-frames", "2",
+         "--broker", f"{mosquitto_broker.host}:{mosquitto_broker.port}",
+         "--broker-dir", str(mosquitto_broker.files.directory)],
+        capture_output=True, text=True, timeout=120,
+    )
+    assert proc.returncode == 0, proc.stderr
+    assert engine.wait(lambda: any(r.topic.endswith("/avail/cam-1") and r.payload == b"offline"
+                                   for r in engine.received), 10)
+    obs = [wire.decode(r.topic, r.payload) for r in engine.received if "/sensor/vision" in r.topic]
+    assert obs, [r.topic for r in engine.received]
+    assert [m.seq for m in obs] == list(range(1, len(obs) + 1))
+    truth = {str(n): {"up": v["up"], "down": v["down"]} for n, v in scene.seats().items()}
+    assert obs[-1].body["seats"] == truth
+    engine.close()
