@@ -928,3 +928,9 @@ class Floor:
             return
         self._apply(DeckReshuffled(), out)
         self.card_mode = "reshuffled"
+        # A draw held while the prompt was open is the last card taken out to be mixed in: it is
+        # dealt when it comes out of the scrambled packet, not now.
+        drawn = [h for h in self.held if h.get("kind") == "shoe_card"]
+        if drawn:
+            self.held = [h for h in self.held if h.get("kind") != "shoe_card"]
+            out.notes.append(f"{len(drawn)} draw(s) before the reshuffle went into the mixed cards")

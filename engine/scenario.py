@@ -143,6 +143,11 @@ def _check(expect: Mapping[str, Any], state: Mapping[str, Any], opened: list[str
             if sorted(opened) != sorted(want):
                 failures.append(f"opened: expected {sorted(want)}, got {sorted(opened)}")
             continue
+        if key == "announcements_lack":
+            for text in want:
+                if any(text in a for a in state.get("announcements", [])):
+                    failures.append(f"an announcement contains {text!r}")
+            continue
         if key == "announcements_contain":
             for text in want:
                 if not any(text in a for a in state.get("announcements", [])):
