@@ -213,6 +213,10 @@ class ConsoleWindow(QMainWindow):
 
     def on_prompts(self) -> None:
         self.prompts.set_prompts(self.model.prompts)
+        # An open ruling gets the whole side column: reports and manual entry wait until it is ruled.
+        open_prompt = bool(self.model.prompts)
+        self.reports.setVisible(not open_prompt)
+        self.manual.setVisible(not open_prompt)
         self.table.show_snapshot(self.model.snapshot, {s for p in self.model.prompts for s in p.seats})
         self._apply_enabled()
 

@@ -137,19 +137,12 @@ def hand_events() -> list[dict[str, Any]]:
 
 
 def exposed_card_prompt(state: dict[str, Any]) -> dict[str, Any]:
-    """``state`` with an open irregularity prompt, as the engine service adds it under ``prompts``."""
+    """``state`` with an open irregularity prompt, exactly as the engine's Floor words it."""
+    from engine.floor import Prompt
+    from engine.irregularities import BY_ID
+
+    rule = BY_ID["stud.exposed-holecard"]
+    prompt = Prompt("p17", rule, (5,), rule.ruling.format(seat=5))
     out = dict(state)
-    out["prompts"] = [
-        {
-            "id": "p-17",
-            "rule": "stud.exposed-holecard",
-            "seats": [5],
-            "text": "Seat 5's first hole card was dealt face up. Deal seat 5's third card face down.",
-            "options": [
-                {"id": "deal_down", "label": "Deal 3rd card down"},
-                {"id": "misdeal", "label": "Call a misdeal"},
-            ],
-            "clause": "RRoP Seven-Card Stud rule 9",
-        }
-    ]
+    out["prompts"] = [prompt.to_json()]
     return out

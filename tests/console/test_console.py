@@ -98,13 +98,13 @@ def test_prompt_appears_resolves_and_sends_the_ruling(console: Any, recorded: li
     assert len(window.prompts.cards) == 1
     card = window.prompts.cards[0]
     texts = [lbl.text() for lbl in card.findChildren(QLabel)]
-    assert any("first hole card was dealt face up" in t for t in texts)
-    assert any("RRoP Seven-Card Stud rule 9" in t for t in texts)
+    assert any("Seat 5's hole card was dealt face up" in t for t in texts)
+    assert any("001 stud 5" in t for t in texts)
     assert window.table.seats[5].flagged  # the seat involved is marked on the table
     assert window.table.isVisible() and window.prompts.isVisible()  # beside the table, not over it
     card.buttons[0].click()
-    assert _bodies(sink)[-1] == ("ruling", {"prompt": "p-17", "option": "deal_down"})
-    assert not card.buttons[1].isEnabled()  # one ruling per prompt
+    assert _bodies(sink)[-1] == ("ruling", {"prompt": "p17", "option": "confirm"})
+    assert not any(b.isEnabled() for b in card.buttons)  # one ruling per prompt
     model.apply_message(state_msg(base))  # the engine closed it
     assert window.prompts.cards == [] and window.prompts.none.isVisibleTo(window.prompts)
     assert not window.table.seats[5].flagged
