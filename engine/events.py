@@ -356,6 +356,20 @@ class BringInWithdrawn(Event):
 
 
 @dataclass(frozen=True)
+class CallOnly(Event):
+    """The seat may not bet or raise for the rest of this betting round (RRoP 3.5: a check out
+    of turn; the call-only seat of stud 14 comes with ``FinalCardKept``)."""
+
+    type: ClassVar[str] = "call_only"
+    seat: int
+    rule: str = "betting.out-of-turn"
+
+    @classmethod
+    def from_fields(cls, d: dict[str, Any]) -> CallOnly:
+        return cls(_int("seat", d["seat"], 1), str(d.get("rule", "betting.out-of-turn")))
+
+
+@dataclass(frozen=True)
 class ExtraCardReturned(Event):
     """RRoP 3.4: one extra card dealt before the first betting round is returned to the deck
     and used as the fourth-street burn card."""

@@ -42,6 +42,7 @@ from engine.cards import UNKNOWN, Card, CardError, parse_cards
 from engine.events import (
     ActionWithdrawn,
     BringInWithdrawn,
+    CallOnly,
     CardBurned,
     CardDealt,
     CardsRemoved,
@@ -377,7 +378,7 @@ class Floor:
                 out.notes.append(f"seat {seat}'s out-of-turn {held['action']} is void: a player in between bet or called")
             if held["action"] == "check":
                 # RRoP 3.5: a player who checks out of turn may not bet or raise on the next turn.
-                rnd.call_only.add(hand._index[seat])
+                self._apply(CallOnly(seat), out)
             return
 
     # ------------------------------------------------------------------ cards

@@ -48,6 +48,7 @@ from engine.events import (
     ActionWithdrawn,
     Announcement,
     BringInWithdrawn,
+    CallOnly,
     CardBurned,
     CardDealt,
     CardsRemoved,
@@ -112,7 +113,7 @@ ACCEPTS: dict[Phase, tuple[type[Event], ...]] = {
     ),
     Phase.BETTING: (
         PlayerAction, CardsShown, HandKilled, HandVoided, CardsRemoved, ActionWithdrawn, HoleCardExposed,
-        FinalCardKept, DealCorrected, UpCardCorrected, BringInWithdrawn, ExtraCardReturned,
+        FinalCardKept, DealCorrected, UpCardCorrected, BringInWithdrawn, ExtraCardReturned, CallOnly,
     ),
     Phase.SHOWDOWN: (CardsShown, HandMucked, HandKilled, HandVoided),
     Phase.COMPLETE: (CardsShown,),
@@ -949,6 +950,14 @@ class Hand:
         self.announcements.append(
             Announcement("ruling", f"Seat {e.seat} takes back the bring-in: seat {self.to_act} is low", (e.seat,))
         )
+
+    def _on_call_only(self, e: CallOnly) -> None:
+        # RRoP 3.5: a player who checks out of turn may not bet or raise on the next turn to act.
+        rnd = self.round
+        s = self.seat(e.seat)
+        if rnd is None or not s.live:
+            raise IllegalAction("RRoP 3.5", f"seat {e.seat} has no turn to act in this round")
+        rnd.call_only.add(self._index[e.seat])
 
     def _on_extra_card_returned(self, e: ExtraCardReturned) -> None:
         # RRoP 3.4: before the first betting round one extra card goes back and is the next burn.

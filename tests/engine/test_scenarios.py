@@ -23,6 +23,10 @@ PENDING: set[str] = {r.id for r in RULES} - {
 }
 
 
+def test_every_rule_id_has_a_scenario() -> None:
+    assert not PENDING, f"rule ids without a scenario: {sorted(PENDING)}"
+
+
 @pytest.mark.parametrize("path", SCENARIOS, ids=lambda p: p.stem)
 def test_scenario(path: Path) -> None:
     result = run_file(path)
