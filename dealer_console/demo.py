@@ -540,7 +540,6 @@ class SimulatedTable:
         self.expected_rules: set[str] = set()
         self.drill_report: dict[str, Any] = {}
         self.drill_done = False
-        self.pending_removals = 0
         self.failures: list[str] = []
         self.verified: list[str] = []
         self.hand_events = 0
@@ -604,7 +603,6 @@ class SimulatedTable:
         state = w.current()
         hand_id = int(state["hand_id"])
         self.truths[hand_id] = HandTruth(hand_id)
-        self.pending_removals = 0
         self.stack.sim.load()  # the dealer loads a freshly shuffled deck into the shoe
         self.say.say(f"Hand {hand_id}: {state['game']['name']}, "
                      + ", ".join(f"{s['name']} {s['stack']}" for s in state["seats"] if s["in_hand"]))
@@ -634,15 +632,14 @@ class SimulatedTable:
         self._check_hand(hand_id)
 
     def _deal(self, state: Mapping[str, Any]) -> None:
-        if self.pending_removals > 0:
-            # RRoP stud 14: after a premature card, one card per active player is set aside first.
-            self.pending_removals -= 1
-            card = self._draw(state, None, wait=False, kind="removed")
-            self.say.say(f"    set aside {card}")
-            return
         slots = state.get("next_deal") or []
         if not slots:
             raise DemoError("the state says dealing but names no next card (next_deal is empty)")
+        if slots[0].get("kind") == "set_aside":
+            # RRoP stud 14: the engine says the next draws after a premature card are set aside.
+            card = self._draw(state, None, wait=True, kind="removed")
+            self.say.say(f"    set aside {card}")
+            return
         self._pause(0.4)
         self._draw(state, slots[0])
 
@@ -850,10 +847,10 @@ class SimulatedTable:
             raise DemoError(f"the engine raised no stud.premature-card prompt for the {card} "
                             f"(prompts: {prompted.get('prompts')})")
         self._rule(prompted, expected=True)
-        self.pending_removals = live
+        # After the round the engine's state names the cards to set aside (next_deal: set_aside).
         self.drill_report = {"name": "premature-card", "hand": hand_id, "street": state.get("street"),
                              "card": card, "prompt": prompts[0]["id"], "ruling": "confirm",
-                             "cards_to_set_aside_after_round": live, "text": prompts[0].get("text")}
+                             "live_players": live, "text": prompts[0].get("text")}
 
     # -- the check ----------------------------------------------------------------------
     def _check_hand(self, hand_id: int) -> None:

@@ -182,6 +182,15 @@ class Floor:
     def hand(self) -> Hand | None:
         return self.table.hand
 
+    def set_aside_due(self) -> int:
+        """How many of the next shoe draws are set aside, not dealt (RRoP stud 14)."""
+        hand = self.table.hand
+        if hand is None or hand.phase is not Phase.DEALING:
+            return 0
+        if self.removal_due:
+            return sum(1 for s in hand.live_seats if s.seat not in hand.early)
+        return self.pending_removals
+
     def open_prompts(self) -> list[dict[str, Any]]:
         return [p.to_json() for p in self.prompts.values()]
 

@@ -191,7 +191,12 @@ class EngineCore:
             "shoe_active": self.floor.shoe_active,
             "camera_active": self.floor.camera_active,
         }
-        return public_state(self.floor.table, None, self.config.table, extra)
+        state = public_state(self.floor.table, None, self.config.table, extra)
+        aside = self.floor.set_aside_due()
+        if aside:
+            # RRoP stud 14: the dealer's next draws are taken out of play, not dealt.
+            state["next_deal"] = [{"kind": "set_aside", "seat": None, "face_up": False, "count": aside}]
+        return state
 
     def prompts(self) -> list[dict[str, Any]]:
         return [p.to_wire() for p in self.floor.prompts.values()]
