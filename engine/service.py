@@ -202,13 +202,22 @@ class EngineCore:
         return [p.to_wire() for p in self.floor.prompts.values()]
 
 
+# Plain play: what PHH can say.  Any other event in a hand's log is a ruling or a dealer correction.
+PHH_EVENTS = frozenset({"hand_started", "card_dealt", "card_burned", "common_card_dealt", "deck_reshuffled",
+                        "player_action", "cards_shown", "hand_mucked"})
+
+
+def ruled(hand: Hand) -> bool:
+    return hand.voided or any(e.type not in PHH_EVENTS for e in hand.events)
+
+
 def hand_record(hand: Hand, table: str) -> dict[str, Any]:
     return {
         "hand": f"{table}-{hand.hand_id}",
         "variant": hand.config.variant.value,
         "events": [e.to_json() for e in hand.events],
-        # A hand changed by a ruling (void, killed hands) has no PHH form; its events tell it all.
-        "phh": None if hand.voided or any(s.killed for s in hand.seats) else phh.dumps(hand),
+        # A hand changed by a ruling has no PHH form; its events tell it all.
+        "phh": None if ruled(hand) else phh.dumps(hand),
         "finishing_stacks": hand.finishing_stacks(),
     }
 
