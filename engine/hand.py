@@ -103,6 +103,7 @@ class Phase(StrEnum):
 # attribute lookup, several times the cost of a module global.
 _DEALING, _BETTING, _COMPLETE = Phase.DEALING, Phase.BETTING, Phase.COMPLETE
 _RAZZ = Variant.RAZZ
+_new = object.__new__
 
 # Which input events each phase accepts at all (finer checks follow per event).
 ACCEPTS: dict[Phase, tuple[type[Event], ...]] = {
@@ -295,6 +296,26 @@ _FOLD = Option("fold")
 _CHECK = Option("check")
 
 
+def _options(seat: int, options: tuple[Option, ...], to_call: int) -> Options:
+    """``Options(seat, options, to_call)`` without the frozen dataclass's ``__init__``."""
+    opts = _new(Options)
+    fields_ = opts.__dict__
+    fields_["seat"] = seat
+    fields_["options"] = options
+    fields_["to_call"] = to_call
+    return opts
+
+
+def _announcement(kind: str, text: str, seats: tuple[int, ...] = ()) -> Announcement:
+    """``Announcement(kind, text, seats)`` without the frozen dataclass's ``__init__``."""
+    a = _new(Announcement)
+    fields_ = a.__dict__
+    fields_["kind"] = kind
+    fields_["text"] = text
+    fields_["seats"] = seats
+    return a
+
+
 class Hand:
     """One hand, from the antes to the pot awarded.  See the module docstring."""
 
@@ -402,7 +423,7 @@ class Hand:
 
     @property
     def live_seats(self) -> list[SeatState]:
-        return [s for s in self.seats if s.live]
+        return [s for s in self.seats if not s.folded and not s.mucked]
 
     @property
     def pot_total(self) -> int:
@@ -491,20 +512,20 @@ class Hand:
             delivered = DUE[street - 1]
             held = delivered[0] + delivered[1]
             for s in self.seats:
-                if s.live and s.n_down + s.n_up > held and not (self.early and s.seat in self.early):
+                if not s.folded and not s.mucked and s.n_down + s.n_up > held and not (self.early and s.seat in self.early):
                     break
             else:
                 return ("burn", None, False)
         if street == 0:
             for rnd in (0, 1, 2):
                 for s in self.seats:
-                    if s.n_down + s.n_up <= rnd and s.live:
+                    if s.n_down + s.n_up <= rnd and not s.folded and not s.mucked:
                         return ("card", s.seat, s.n_up == 0 if rnd == 2 else s.n_down >= 2)
             return None
         elif street == 4 and self.common:
             return None  # the common card plays for everyone (see ``needs``)
         for s in self.seats:
-            if s.live:
+            if not s.folded and not s.mucked:
                 down_due, up_due = self.due(s)
                 if s.n_down < down_due or s.n_up < up_due:
                     return ("card", s.seat, s.n_up < up_due and s.n_down >= down_due)
@@ -512,14 +533,16 @@ class Hand:
 
     def options(self) -> Options | None:
         """Every legal action for the player to act, with exact amounts."""
-        if self.phase is not _BETTING or not self.round or not self.round.to_act:
+        rnd = self.round
+        if self.phase is not _BETTING or rnd is None or not rnd.to_act:
             return None
         # Asked once by the screen and once more by ``apply``: computed once per position in the log.
         cached = self._options_cache
-        if cached is not None and cached[0] == len(self.events):
+        position = len(self.events)
+        if cached is not None and cached[0] == position:
             return cached[1]
-        opts = self._options_for(self.round.to_act[0])
-        self._options_cache = (len(self.events), opts)
+        opts = self._options_for(rnd.to_act[0])
+        self._options_cache = (position, opts)
         return opts
 
     def up_cards_for_ranking(self, s: SeatState) -> list[Card]:
@@ -538,12 +561,15 @@ class Hand:
         awards_before = len(awards)
         handler(self, event)
         self.events.append(event)
-        # Most inputs announce nothing and award nothing: no slices to copy then.
-        return Outputs(
-            announcements=tuple(announcements[before:]) if len(announcements) > before else (),
-            awards=tuple(awards[awards_before:]) if len(awards) > awards_before else (),
-            hand_over=self.phase is _COMPLETE,
-        )
+        # ``Outputs(...)`` field by field, without the frozen dataclass's ``__init__`` (one
+        # ``object.__setattr__`` per field); most inputs announce nothing and award nothing.
+        out = _new(Outputs)
+        fields_ = out.__dict__
+        fields_["announcements"] = tuple(announcements[before:]) if len(announcements) > before else ()
+        fields_["awards"] = tuple(awards[awards_before:]) if len(awards) > awards_before else ()
+        fields_["hand_over"] = self.phase is _COMPLETE
+        fields_["extra"] = {}
+        return out
 
     def _handler_for(self, event: Event) -> Callable[[Hand, Any], None]:
         """The slow path of ``apply``'s dispatch: subclasses of accepted events, and refusals."""
@@ -586,22 +612,29 @@ class Hand:
             )
 
     def _on_card_dealt(self, e: CardDealt) -> None:
-        s = self.seat(e.seat)
-        if not s.live:
+        idx = self._index.get(e.seat)
+        s = self.seats[idx] if idx is not None else self.seat(e.seat)  # seat() refuses an unknown seat
+        if s.folded or s.mucked:
             raise IllegalAction("engine.deal", f"seat {e.seat} is out of this hand and gets no cards")
         street = self.street
-        if self.common and street == 4:
-            down = up = 0  # the common card was the seventh card for everyone
+        face_up = e.face_up
+        if street == 4 and (self.common or s.last_up):
+            if self.common:
+                down_due = up_due = -1  # the common card was the seventh card for everyone
+            else:
+                down_due, up_due = self.due(s)
         else:
-            down_due, up_due = self.due(s)
-            down, up = down_due - s.n_down, up_due - s.n_up
-        if (e.face_up and up <= 0) or (not e.face_up and down <= 0):
+            down_due, up_due = DUE[street]
+        n_down = s.n_down
+        n_up = s.n_up
+        if (n_up >= up_due) if face_up else (n_down >= down_due):
+            down, up = max(0, down_due - n_down), max(0, up_due - n_up)
             if down <= 0 and up <= 0:
                 raise IllegalAction(
                     "engine.deal", f"seat {e.seat} already has its cards for {STREET_NAMES[self.street]}"
                 )
             want = "down" if down > 0 else "up"
-            got = "up" if e.face_up else "down"
+            got = "up" if face_up else "down"
             raise IllegalAction(
                 "RRoP stud 5/17",
                 f"seat {e.seat}'s next card on {STREET_NAMES[self.street]} is dealt {want}, not {got}",
@@ -613,21 +646,30 @@ class Hand:
                     "RRoP stud 15",
                     f"only {self.reshuffle_pool()} cards for {waiting} players: deal one common card face up",
                 )
-        self._check_new_card(e.card, "dealt to seat", e.seat)
-        self._take_from_stub(e.card)
-        s.cards.append((e.card, e.face_up))
-        if e.face_up:
-            s.n_up += 1
+        c = e.card
+        # ``_check_new_card`` and ``_take_from_stub``, inline: every card of every hand comes here.
+        if self.stub <= 0 or (c.known and c in self.seen):
+            self._check_new_card(c, "dealt to seat", e.seat)
+        self.stub -= 1
+        if self.recycled:
+            self.recycled.discard(c)
+        if c.known:
+            self.seen.add(c)
+        s.cards.append((c, face_up))
+        if face_up:
+            s.n_up = n_up = n_up + 1
         else:
-            s.n_down += 1
-        self._after_card()
+            s.n_down = n_down = n_down + 1
+        if n_down < down_due or n_up < up_due:
+            return  # this seat is still owed a card on this street: the deal goes on
+        self._after_card(idx or 0)
 
     def _on_card_burned(self, e: CardBurned) -> None:
         if self.burned_this_street:
             # RRoP stud 13: two burns for one round is a dealer error to correct.
             raise IllegalAction("RRoP stud 13", f"a card was already burned on {STREET_NAMES[self.street]}")
         delivered = sum(DUE[self.street - 1]) if self.street else 0
-        if any(s.live and len(s.cards) > delivered for s in self.seats) and not self._burn_may_follow_cards(delivered):
+        if any(not s.folded and not s.mucked and len(s.cards) > delivered for s in self.seats) and not self._burn_may_follow_cards(delivered):
             raise IllegalAction("RRoP stud 13", "the burn comes before the street's first card")
         self._check_new_card(e.card, "burned")
         self._take_from_stub(e.card)
@@ -974,15 +1016,25 @@ class Hand:
             Announcement("ruling", "The extra card is the burn card for fourth street", ())
         )
 
-    def _after_card(self) -> None:
-        if self.common and self.street == 4:
+    def _after_card(self, start: int = 0) -> None:
+        """Betting begins once every live seat has its cards for the street.  ``start``: the
+        seat index just dealt to; the seats after it (the next in dealing order) are looked
+        at first."""
+        street = self.street
+        if self.common and street == 4:
             self._begin_betting()
             return
-        for s in self.seats:
-            if not s.folded and not s.mucked:
-                down_due, up_due = self.due(s)
-                if s.n_down < down_due or s.n_up < up_due:
-                    return
+        seats = self.seats
+        down_due, up_due = DUE[street]
+        for part in (seats[start + 1 :], seats[: start + 1]) if start else (seats,):
+            for s in part:
+                if not s.folded and not s.mucked:
+                    if s.last_up and street == 4:
+                        d, u = self.due(s)
+                        if s.n_down < d or s.n_up < u:
+                            return
+                    elif s.n_down < down_due or s.n_up < up_due:
+                        return
         self._begin_betting()
 
     # ------------------------------------------------------------- betting
@@ -992,7 +1044,7 @@ class Hand:
         street = self.street
         unit = cfg.small_bet if street < 2 else cfg.big_bet
         rnd = BettingRound(street=street, unit=unit)
-        live = [i for i, s in enumerate(self.seats) if s.live]
+        live = [i for i, s in enumerate(self.seats) if not s.folded and not s.mucked]
         if street == 0:
             opener = self._bring_in_index()
             rnd.bring_in_open = True
@@ -1020,21 +1072,39 @@ class Hand:
             elif low.stack == 0:
                 # RRoP stud 8: the low card is all in for the ante; the player to the left acts first.
                 text = f"{door.name.capitalize()} is low but all in for the ante; seat {self._seat_after(opener)} acts first"
-            self.announcements.append(Announcement("low_card", text, (low.seat,)))
+            self.announcements.append(_announcement("low_card", text, (low.seat,)))
         else:
-            opener = self._best_board_index(live)
+            # RRoP stud 1: high board acts first (razz 3: low board); ties by position.  Each live
+            # board's known up ranks are listed once, for the opener, the open pair and the pairs.
+            razz = cfg.variant is _RAZZ
+            common = [c.rank for c in self.common]
+            seats = self.seats
+            opener = -1
+            best_key: tuple[int, ...] | None = None
+            paired: list[int] = []  # live seats with a pair among their up cards
+            for i in live:
+                s = seats[i]
+                ranks = [c.rank for c, up in s.cards if up and c.known]
+                if len(set(ranks)) != len(ranks):
+                    paired.append(i)
+                if common:
+                    ranks += common
+                if ranks:
+                    ranks.sort()
+                    key = _board_values.get((razz, tuple(ranks)))
+                    if key is None:
+                        key = _board_value(self.up_cards_for_ranking(s), razz)
+                else:
+                    key = ()  # nothing identified on this board: it never acts first
+                if best_key is None or key > best_key:
+                    opener, best_key = i, key
             rnd.opener = opener
             # RRoP stud 4: an open pair on fourth street (stud high only) allows the big bet.
-            if (
-                street == 1
-                and cfg.variant is Variant.STUD
-                and cfg.rules.open_pair_big_bet
-                and any(self._has_open_pair(self.seats[i]) for i in live)
-            ):
+            if street == 1 and paired and cfg.variant is Variant.STUD and cfg.rules.open_pair_big_bet:
                 rnd.big_option = True
             order = self._rotate(live, opener)
             rnd.to_act = self._can_act(order)
-            self._announce_board(opener, rnd, live)
+            self._announce_board(opener, rnd, paired)
         # Nobody to bet against: a lone player with chips does not act.
         if len(rnd.to_act) == 1:
             rnd.to_act.clear()
@@ -1044,7 +1114,7 @@ class Hand:
 
     def _bring_in_index(self) -> int:
         """RRoP stud 1: lowest up card by suit brings it in (ace high); razz 3: highest, ace low."""
-        live = [i for i, s in enumerate(self.seats) if s.live]
+        live = [i for i, s in enumerate(self.seats) if not s.folded and not s.mucked]
         # An unidentified door card (a gap in a record) is never taken to be the bring-in, as in PokerKit.
         if self.config.variant is Variant.RAZZ:
 
@@ -1083,13 +1153,14 @@ class Hand:
         ranks = [c.rank for c, up in s.cards if up and c.known]
         return len(ranks) != len(set(ranks))
 
-    def _announce_board(self, opener: int, rnd: BettingRound, live: list[int]) -> None:
+    def _announce_board(self, opener: int, rnd: BettingRound, paired: list[int]) -> None:
+        """``paired``: the live seats (indices) showing a pair among their up cards."""
         s = self.seats[opener]
         up = self.up_cards_for_ranking(s)
-        text = _board_words(up, self.config.variant is Variant.RAZZ)
-        self.announcements.append(Announcement("high_hand", f"Seat {s.seat}: {text}", (s.seat,)))
+        text = _board_words(up, self.config.variant is _RAZZ)
+        self.announcements.append(_announcement("high_hand", f"Seat {s.seat}: {text}", (s.seat,)))
         # RRoP stud 12: all pairs; razz 5: pairs the first time, never face-card pairs.
-        for i in live:
+        for i in paired:
             if i in self.paired_announced:
                 continue
             other = self.seats[i]
@@ -1105,7 +1176,7 @@ class Hand:
 
                 names = " and ".join(RANK_PLURALS[r] for r in sorted(pairs, key="23456789TJQKA".index))
                 self.announcements.append(
-                    Announcement("pair", f"Seat {other.seat} pairs {names}", (other.seat,))
+                    _announcement("pair", f"Seat {other.seat} pairs {names}", (other.seat,))
                 )
         if rnd.big_option:
             cfg = self.config
@@ -1125,7 +1196,7 @@ class Hand:
         n = len(self.seats)
         for k in range(1, n + 1):
             s = self.seats[(index + k) % n]
-            if s.live and s.stack > 0:
+            if not s.folded and not s.mucked and s.stack > 0:
                 return s.seat
         return self.seats[index].seat
 
@@ -1142,90 +1213,99 @@ class Hand:
     def _effective_stack(self, i: int) -> int:
         """Chips this player can still lose to someone who can match them."""
         s = self.seats[i]
-        totals = sorted(o.bet + o.stack for o in self.seats if o.live)
+        totals = sorted(o.bet + o.stack for o in self.seats if not o.folded and not o.mucked)
         if len(totals) < 2:
             return 0
         return min(s.stack, max(0, totals[-2] - s.bet))
 
     def _not_all_in_count(self) -> int:
-        return sum(1 for s in self.seats if s.live and s.stack > 0)
+        return sum(1 for s in self.seats if not s.folded and not s.mucked and s.stack > 0)
 
     def _options_for(self, idx: int) -> Options:
         rnd = self.round
         assert rnd is not None
         s = self.seats[idx]
         cfg = self.config
-        rules = cfg.rules
-        opts: list[Option] = []
         stack = s.stack
         if rnd.bring_in_open:
             # RRoP stud 2: the forced bet may open for a full bet; stud 8: after an all-in low card
             # the next player may also fold.
+            opts: list[Option] = []
             amount = min(stack, cfg.bring_in)
             if not rnd.bring_in_forced:
                 opts.append(_FOLD)
             opts.append(_option("bring_in", amount, amount == stack))
-            if stack > cfg.bring_in or not rules.short_bring_in_calls_full:
+            if stack > cfg.bring_in or not cfg.rules.short_bring_in_calls_full:
                 complete = min(stack, cfg.small_bet)
                 opts.append(_option("complete", complete, complete == stack))
-            return Options(s.seat, tuple(opts), 0)
-        to_call = min(stack, max(0, rnd.to - s.bet))
+            return _options(s.seat, tuple(opts), 0)
+        to_call = rnd.to - s.bet
+        if to_call > stack:
+            to_call = stack
         if to_call > 0:
-            opts.append(_FOLD)
-            opts.append(_option("call", to_call, to_call == stack))
+            first: tuple[Option, ...] = (_FOLD, _option("call", to_call, to_call == stack))
         else:
-            opts.append(_CHECK)
+            to_call = 0
+            first = (_CHECK,)
         targets = self._raise_targets(idx)
-        if targets:
-            if rnd.completion_pending or (rnd.full_to == 0 and rnd.to > 0 and rules.half_bet_all_in_reopens):
-                kind = "complete"
-            elif rnd.to == 0:
-                kind = "bet"
-            else:
-                kind = "raise"
-            most = stack + s.bet
-            for target in targets:
-                amount = min(target, most)
-                opts.append(_option(kind, amount, amount == most))
-        return Options(s.seat, tuple(opts), to_call)
+        if not targets:
+            return _options(s.seat, first, to_call)
+        if rnd.completion_pending or (rnd.full_to == 0 and rnd.to > 0 and cfg.rules.half_bet_all_in_reopens):
+            kind = "complete"
+        elif rnd.to == 0:
+            kind = "bet"
+        else:
+            kind = "raise"
+        most = stack + s.bet
+        if len(targets) == 1:
+            amount = min(targets[0], most)
+            return _options(s.seat, (*first, _option(kind, amount, amount == most)), to_call)
+        wagers = []
+        for target in targets:
+            amount = min(target, most)
+            wagers.append(_option(kind, amount, amount == most))
+        return _options(s.seat, first + tuple(wagers), to_call)
 
     def _raise_targets(self, idx: int) -> list[int]:
         """The street totals this player may bet, complete or raise to (empty if none)."""
         rnd = self.round
         assert rnd is not None
-        s = self.seats[idx]
-        cfg = self.config
-        rules = cfg.rules
-        if idx in rnd.call_only:
+        if rnd.call_only and idx in rnd.call_only:
             return []  # RRoP stud 14: premature seventh card kept, may only call on sixth street
-        if s.stack <= rnd.to - s.bet:
+        s = self.seats[idx]
+        to = rnd.to
+        if s.stack <= to - s.bet:
             return []  # covered: calling puts this player all in
         for o in self.seats:
-            if o is not s and o.live and o.stack + o.bet > rnd.to:
+            if o is not s and not o.folded and not o.mucked and o.stack + o.bet > to:
                 break
         else:
             return []  # nobody left who could call a raise
         # RRoP 3.5: a bet and three raises, unlimited heads-up unless capped first.
         if rnd.capped:
             return []
-        if rnd.count >= cfg.bet_cap and not (rules.unlimited_heads_up and self._not_all_in_count() <= 2):
-            return []
+        cfg = self.config
+        rules = cfg.rules
+        if rnd.count > cfg.max_raises and not (rules.unlimited_heads_up and self._not_all_in_count() <= 2):
+            return []  # ``count >= cfg.bet_cap``
         if rules.half_bet_all_in_reopens:
             # RRoP 3.5: an all-in under half a bet does not reopen betting for those who acted.
-            if idx in rnd.acted and rnd.to > rnd.full_to:
+            if to > rnd.full_to and idx in rnd.acted:
                 return []
             if rnd.completion_pending:
-                return self._with_big_option([cfg.small_bet], rnd)
-            return self._with_big_option([rnd.full_to + rnd.unit], rnd)
+                return self._with_big_option([cfg.small_bet], rnd) if rnd.big_option else [cfg.small_bet]
+            target = rnd.full_to + rnd.unit
+            return self._with_big_option([target], rnd) if rnd.big_option else [target]
         # PokerKit 0.7.7 (wsop2023): only a full raise reopens the betting.
-        to_call = min(s.stack, rnd.to - s.bet)
-        if to_call < rnd.last_increment:
+        to_call = min(s.stack, to - s.bet)
+        last_increment = rnd.last_increment
+        if to_call < last_increment:
             return []
-        if rnd.short_all_ins and sum(rnd.short_all_ins) < rnd.last_increment and idx in rnd.acted:
+        if rnd.short_all_ins and sum(rnd.short_all_ins) < last_increment and idx in rnd.acted:
             return []
         if rnd.completion_pending:
             return [cfg.small_bet]
-        return [rnd.to + max(rnd.last_increment, rnd.unit)]
+        return [to + (last_increment if last_increment > rnd.unit else rnd.unit)]
 
     def _with_big_option(self, targets: list[int], rnd: BettingRound) -> list[int]:
         # RRoP stud 4: with an open pair on fourth street, small or big until a big wager is made.
@@ -1238,33 +1318,51 @@ class Hand:
     def _on_player_action(self, e: PlayerAction) -> None:
         rnd = self.round
         assert rnd is not None
-        s = self.seat(e.seat)
-        if not rnd.to_act:
+        idx = self._index.get(e.seat)
+        s = self.seats[idx] if idx is not None else self.seat(e.seat)  # seat() refuses an unknown seat
+        to_act = rnd.to_act
+        if not to_act:
             raise IllegalAction("engine.turn", "no player is due to act")
-        idx = self._index.get(e.seat, -1)
-        if rnd.to_act[0] != idx:
+        if to_act[0] != idx:
             # RRoP 3.5: acting out of turn; the irregularity layer decides whether it binds.
             raise IllegalAction(
                 "RRoP 3.5 out of turn", f"seat {e.seat} acted out of turn; seat {self.to_act} is to act"
             )
         opts = self.options()
         assert opts is not None
-        chosen = self._match_option(opts, e)
-        action = chosen.action
+        action = e.action
+        amount = e.amount
+        for chosen in opts.options:
+            if chosen.amount == amount and chosen.action == action:
+                break  # the usual case; everything else is checked in ``_match_option``
+        else:
+            chosen = self._match_option(opts, e)
+            action = chosen.action
         if action == "check" or action == "call":
-            self._put(s, chosen.amount)
-            rnd.to_act.pop(0)
+            amount = chosen.amount
+            if amount:
+                s.stack -= amount
+                s.bet += amount
+                s.committed += amount
+            del to_act[0]
             rnd.acted.add(idx)
         elif action == "fold":
             s.folded = True
-            rnd.to_act.pop(0)
+            del to_act[0]
             rnd.acted.add(idx)
-            if len(self.live_seats) == 1:
+            live = 0
+            for o in self.seats:
+                if not o.folded and not o.mucked:
+                    live += 1
+            if live == 1:
                 self._award_uncontested()
                 return
+            if not to_act:
+                self._end_round()
+            return
         elif action == "bring_in":
             self._put(s, chosen.amount)
-            rnd.to_act.pop(0)
+            del to_act[0]
             rnd.acted.add(idx)
             rnd.bring_in_open = False
             rnd.bring_in_forced = False
@@ -1273,12 +1371,12 @@ class Hand:
             rnd.to = max(rnd.to, level)
             rnd.aggressor = None
             self.announcements.append(
-                Announcement("bring_in", f"Seat {s.seat} brings it in for {chosen.amount}", (s.seat,))
+                _announcement("bring_in", f"Seat {s.seat} brings it in for {chosen.amount}", (s.seat,))
             )
         else:
             self._wager(idx, chosen)
-        if s.stack == 0 and s.live and action != "fold" and action != "check":
-            self.announcements.append(Announcement("all_in", f"Seat {s.seat} is all in", (s.seat,)))
+        if s.stack == 0 and action != "check" and not s.folded and not s.mucked:
+            self.announcements.append(_announcement("all_in", f"Seat {s.seat} is all in", (s.seat,)))
         if not rnd.to_act:
             self._end_round()
 
@@ -1372,7 +1470,7 @@ class Hand:
         rnd.acted.add(idx)
         rnd.aggressor = idx
         # Everyone else who can still act must answer the wager, from this player's left.
-        live = [i for i, o in enumerate(self.seats) if o.live and o.stack > 0 and i != idx]
+        live = [i for i, o in enumerate(self.seats) if not o.folded and not o.mucked and o.stack > 0 and i != idx]
         rnd.to_act = self._rotate(live, idx)
         if rnd.count >= self.config.bet_cap and self._not_all_in_count() >= 3:
             rnd.capped = True
@@ -1393,7 +1491,7 @@ class Hand:
             if rnd.capped:
                 text += ", capped"
             text = f"{text}: seat {s.seat} to {o.amount}"
-        return Announcement("raise" if rnd.count > 1 else "bet", text, (s.seat,))
+        return _announcement("raise" if rnd.count > 1 else "bet", text, (s.seat,))
 
     def _maybe_close_round(self) -> None:
         rnd = self.round
@@ -1435,7 +1533,7 @@ class Hand:
         # RRoP 3.6: the last bettor or raiser shows first; if all checked, the first to act.
         first = last.aggressor if last.aggressor is not None else last.opener
         assert first is not None
-        live = [i for i, s in enumerate(self.seats) if s.live]
+        live = [i for i, s in enumerate(self.seats) if not s.folded and not s.mucked]
         order = self._rotate(live, first)
         if self.config.rules.separate_pots:
             # RRoP 3.6: players in a side pot show before anyone all in for the main pot only.
@@ -1444,7 +1542,7 @@ class Hand:
         self.to_show = order
         self.phase = Phase.SHOWDOWN
         self.announcements.append(
-            Announcement(
+            _announcement(
                 "showdown",
                 f"Showdown: seat {self.seats[order[0]].seat} shows first",
                 (self.seats[order[0]].seat,),
@@ -1558,7 +1656,7 @@ class Hand:
             hands = {a.hand for a in self.awards if a.seat == seat and a.hand}
             with_hand = f" with {', '.join(sorted(hands))}" if hands else ""
             self.announcements.append(
-                Announcement("winner", f"Seat {seat} wins {amount}{with_hand}", (seat,))
+                _announcement("winner", f"Seat {seat} wins {amount}{with_hand}", (seat,))
             )
 
     # --------------------------------------------------------------- views

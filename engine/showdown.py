@@ -35,7 +35,7 @@ def build_pots(seats: Sequence[SeatState], rules: HouseRules) -> list[Pot]:
 
 
 def _pots_by_contribution(seats: Sequence[SeatState], rules: HouseRules) -> list[Pot]:
-    live = [s for s in seats if s.live]
+    live = [s for s in seats if not s.folded and not s.mucked]
     levels = sorted({s.committed for s in live})
     pots: list[Pot] = []
     previous = 0
@@ -64,7 +64,7 @@ def _pots_antes_dead(seats: Sequence[SeatState]) -> list[Pot]:
     for level in sorted({c for c, _ in contributions}):
         reaching = [s for c, s in contributions if c >= level]
         amount += (level - previous) * len(reaching)
-        eligible = tuple([s.seat for s in reaching if s.live])
+        eligible = tuple([s.seat for s in reaching if not s.folded and not s.mucked])
         while pots and pots[-1].eligible == eligible:
             amount += pots.pop().amount
         if amount:
@@ -86,7 +86,7 @@ class Scores:
     __slots__ = ("_high", "_low", "_low8", "cards")
 
     def __init__(self, seats: Sequence[SeatState], common: Sequence[Card]) -> None:
-        self.cards: dict[int, list[Card]] = {s.seat: [*s.all_cards, *common] for s in seats if s.live}
+        self.cards: dict[int, list[Card]] = {s.seat: [*s.all_cards, *common] for s in seats if not s.folded and not s.mucked}
         self._high: dict[int, int] = {}
         self._low: dict[int, int] = {}
         self._low8: dict[int, int | None] = {}

@@ -55,6 +55,41 @@ def weighted_choice(rng: random.Random, options: tuple[Option, ...]) -> Option:
 
 # Compared at every event: in Python 3.11 every ``Phase.X`` is a metaclass attribute lookup.
 _DEALING, _BETTING, _SHOWDOWN = Phase.DEALING, Phase.BETTING, Phase.SHOWDOWN
+_WEIGHT = ACTION_WEIGHTS.get
+
+# Events are immutable values, and the same few recur hand after hand (a seat, a card, up or
+# down; a seat, an action, an amount): built once, reused.
+_MEMO_SIZE = 20_000
+_actions: dict[tuple[int, str, int | None], PlayerAction] = {}
+_dealt: dict[tuple[int, Card, bool], CardDealt] = {}
+_burned: dict[Card, CardBurned] = {}
+
+
+def _player_action(seat: int, action: str, amount: int | None) -> PlayerAction:
+    key = (seat, action, amount)
+    event = _actions.get(key)
+    if event is None:
+        if len(_actions) >= _MEMO_SIZE:
+            _actions.clear()
+        event = _actions[key] = PlayerAction(seat, action, amount)
+    return event
+
+
+def _card_dealt(seat: int, card: Card, face_up: bool) -> CardDealt:
+    key = (seat, card, face_up)
+    event = _dealt.get(key)
+    if event is None:
+        if len(_dealt) >= _MEMO_SIZE:
+            _dealt.clear()
+        event = _dealt[key] = CardDealt(seat, card, face_up)
+    return event
+
+
+def _card_burned(card: Card) -> CardBurned:
+    event = _burned.get(card)
+    if event is None:
+        event = _burned[card] = CardBurned(card)
+    return event
 
 
 class SimulatedDealer:
@@ -76,29 +111,43 @@ class SimulatedDealer:
                 return choose(hand)
             opts = hand.options()
             assert opts is not None
-            o = weighted_choice(self.rng, opts.options)
+            # ``weighted_choice``, inline: the same pick from the same random number.
+            options = opts.options
+            weights = [_WEIGHT(o.action, 1) for o in options]
+            r = self.rng.random() * sum(weights)
+            last = len(options) - 1
+            running = 0
+            for k in range(last):
+                running += weights[k]
+                if r < running:
+                    o = options[k]
+                    break
+            else:
+                o = options[last]
             action = o.action
-            return PlayerAction(opts.seat, action, None if action == "fold" or action == "check" else o.amount)
+            return _player_action(opts.seat, action, None if action == "fold" or action == "check" else o.amount)
         if phase is _DEALING:
             slot = hand.next_deal()
             assert slot is not None
-            if hand.street == 4:
-                waiting = sum(1 for s in hand.live_seats if hand.needs(s) != (0, 0))
-                if hand.stub_size() < waiting:
-                    if hand.reshuffle_pool() < waiting:
-                        return CommonCardDealt(self.deck.pop())
-                    if not self.deck:
-                        return DeckReshuffled()
-            else:
-                waiting = 0
             kind, seat, face_up = slot
+            waiting = 0
+            if hand.street == 4:
+                live = hand.live_seats
+                # Only when the stub may be short (or to decide on a burn) are the waiting players counted.
+                if kind == "burn" or hand.stub_size() < len(live):
+                    waiting = sum(1 for s in live if hand.needs(s) != (0, 0))
+                    if hand.stub_size() < waiting:
+                        if hand.reshuffle_pool() < waiting:
+                            return CommonCardDealt(self.deck.pop())
+                        if not self.deck:
+                            return DeckReshuffled()
             if kind == "burn":
                 # RRoP stud 15: no burn when there are not enough cards for everyone.
                 if self.burns and len(self.deck) > waiting:
-                    return CardBurned(self.deck.pop())
+                    return _card_burned(self.deck.pop())
                 kind, seat, face_up = hand.expected_deal()[1]
             assert seat is not None
-            return CardDealt(seat, self.deck.pop(), face_up)
+            return _card_dealt(seat, self.deck.pop(), face_up)
         if phase is _SHOWDOWN:
             seat = hand.to_act
             assert seat is not None
