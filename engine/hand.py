@@ -1635,11 +1635,17 @@ class Hand:
             for seat, amount, share in split_pot(
                 pot, self.seats, self.common, variant, rules, anyone_low, scores
             ):
-                cards = scores.cards[seat]
-                if share == "low" or variant is Variant.RAZZ:
-                    desc = describe_low(cards)
+                # A hand's words depend on its value only (engine.ranking): remembered by value.
+                if share == "low" or variant is _RAZZ:
+                    value = scores.low(seat)
+                    desc = _low_words.get(value)
+                    if desc is None:
+                        desc = _low_words[value] = describe_low(scores.cards[seat])
                 else:
-                    desc = describe_high(cards)
+                    value = scores.high(seat)
+                    desc = _high_words.get(value)
+                    if desc is None:
+                        desc = _high_words[value] = describe_high(scores.cards[seat])
                 self.awards.append(PotAward(k, amount, seat, share, desc))
         self._finish()
 
@@ -1675,6 +1681,10 @@ class Hand:
 _BOARD_MEMO_SIZE = 50_000
 _board_values: dict[tuple[bool, tuple[str, ...]], tuple[int, ...]] = {}
 _board_texts: dict[tuple[bool, tuple[str, ...]], str] = {}
+# Showdown words by hand value (``describe_high`` and ``describe_low`` read the value only);
+# a few thousand values at most.
+_high_words: dict[int, str] = {}
+_low_words: dict[int, str] = {}
 
 
 def _board_value(up: Sequence[Card], razz: bool) -> tuple[int, ...]:

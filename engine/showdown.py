@@ -57,14 +57,23 @@ def _pots_by_contribution(seats: Sequence[SeatState], rules: HouseRules) -> list
 
 def _pots_antes_dead(seats: Sequence[SeatState]) -> list[Pot]:
     """PokerKit 0.7.7's pots with no ante trimming: antes seed the lowest pot."""
-    contributions = [(s.committed - s.ante, s) for s in seats]
-    amount = sum([s.ante for s in seats])
+    amount = 0
+    levels = set()
+    for s in seats:
+        amount += s.ante
+        levels.add(s.committed - s.ante)
     previous = 0
     pots: list[Pot] = []
-    for level in sorted({c for c, _ in contributions}):
-        reaching = [s for c, s in contributions if c >= level]
-        amount += (level - previous) * len(reaching)
-        eligible = tuple([s.seat for s in reaching if not s.folded and not s.mucked])
+    for level in sorted(levels):
+        reaching = 0
+        live: list[int] = []
+        for s in seats:
+            if s.committed - s.ante >= level:
+                reaching += 1
+                if not s.folded and not s.mucked:
+                    live.append(s.seat)
+        amount += (level - previous) * reaching
+        eligible = tuple(live)
         while pots and pots[-1].eligible == eligible:
             amount += pots.pop().amount
         if amount:
