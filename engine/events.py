@@ -279,6 +279,20 @@ class ActionWithdrawn(Event):
 
 
 @dataclass(frozen=True)
+class CardTakenBack(Event):
+    """RRoP 3.4: the card just delivered was a boxed card (or a joker): a scrap of paper.
+    It leaves play and the next card from the deck replaces it."""
+
+    type: ClassVar[str] = "card_taken_back"
+    card: Card
+    rule: str = "deck.boxed-card"
+
+    @classmethod
+    def from_fields(cls, d: dict[str, Any]) -> CardTakenBack:
+        return cls(card(d["card"]), str(d.get("rule", "deck.boxed-card")))
+
+
+@dataclass(frozen=True)
 class CardsRemoved(Event):
     """RRoP stud 14: cards dealt prematurely are taken out of play (kept aside for a reshuffle)."""
 

@@ -47,6 +47,7 @@ from engine.events import (
     CardDealt,
     CardsRemoved,
     CardsShown,
+    CardTakenBack,
     ChipsAdded,
     CommonCardDealt,
     DealCorrected,
@@ -851,6 +852,22 @@ class Floor:
                 "amount": p.data.get("amount"),
                 "since": p.data.get("since", 0),
             }
+
+    def _rule_deck_boxed_card(self, p: Prompt, option: str, out: FloorOutputs) -> None:
+        # RRoP 3.4: a boxed card (a joker likewise) is a scrap of paper replaced by the next card.
+        # With a shoe it has just been drawn and delivered: take it back, the next draw replaces it.
+        code = p.data.get("card")
+        hand = self.table.hand
+        if not code or hand is None or hand.is_over:
+            return
+        c = Card.parse(str(code))
+        last = hand.events[-1]
+        if isinstance(last, CardDealt | CardBurned) and last.card == c:
+            self._apply(CardTakenBack(c, p.rule.id), out)
+        else:
+            out.notes.append(f"the {c.name} is not the card just delivered: set it aside by hand")
+
+    _rule_deck_joker = _rule_deck_boxed_card
 
     def _rule_betting_unaware_of_raise(self, p: Prompt, option: str, out: FloorOutputs) -> None:
         self._apply(ActionWithdrawn(p.seats[0]), out)

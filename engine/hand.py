@@ -53,6 +53,7 @@ from engine.events import (
     CardDealt,
     CardsRemoved,
     CardsShown,
+    CardTakenBack,
     CommonCardDealt,
     DealCorrected,
     DeckReshuffled,
@@ -110,11 +111,12 @@ ACCEPTS: dict[Phase, tuple[type[Event], ...]] = {
     Phase.DEALING: (
         CardDealt, CardBurned, CommonCardDealt, DeckReshuffled, CardsShown,
         HoleCardExposed, HandKilled, HandVoided, CardsRemoved,
-        DealCorrected, UpCardCorrected, ExtraCardReturned,
+        DealCorrected, UpCardCorrected, ExtraCardReturned, CardTakenBack,
     ),
     Phase.BETTING: (
         PlayerAction, CardsShown, HandKilled, HandVoided, CardsRemoved, ActionWithdrawn, HoleCardExposed,
         FinalCardKept, DealCorrected, UpCardCorrected, BringInWithdrawn, ExtraCardReturned, CallOnly,
+        CardTakenBack,
     ),
     Phase.SHOWDOWN: (CardsShown, HandMucked, HandKilled, HandVoided),
     Phase.COMPLETE: (CardsShown,),
@@ -826,6 +828,27 @@ class Hand:
         self._options_cache = None
         self.announcements.append(
             Announcement("ruling", f"Seat {e.seat} takes back the {last.action}: seat {self.to_act} to act", (e.seat,))
+        )
+
+    def _on_card_taken_back(self, e: CardTakenBack) -> None:
+        # RRoP 3.4: a boxed card (or a joker) is a scrap of paper, replaced by the next card.
+        # Only the card just delivered can be taken back; the hand is rebuilt without it and
+        # the card is set aside, so the seat (or the burn) is due again.
+        last = self.events[-1] if self.events else None
+        if not isinstance(last, CardDealt | CardBurned) or last.card != e.card or not e.card.known:
+            raise IllegalAction(
+                "RRoP 3.4", f"only the card just delivered can be taken back, and the {e.card.name} was not"
+            )
+        full = self.events
+        rebuilt = Hand.replay(full[:-1])
+        rebuilt._take_from_stub(e.card)
+        rebuilt.removed.append(e.card)
+        self.__dict__.update(rebuilt.__dict__)
+        self.events = full
+        self._options_cache = None
+        where = f"seat {last.seat}" if isinstance(last, CardDealt) else "the burn"
+        self.announcements.append(
+            Announcement("ruling", f"The {e.card.name} is a scrap of paper: the next card goes to {where}", ())
         )
 
     def _on_cards_removed(self, e: CardsRemoved) -> None:

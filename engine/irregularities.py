@@ -417,11 +417,10 @@ RULES: Final[tuple[Rule, ...]] = (
         "002 3.4 (boxed card)",
         "Card face up in the deck",
         "reported",
-        "the dealer reports a boxed card",
+        "the dealer reports a boxed card (with a shoe, naming the card it just delivered)",
         "A card found face up in the deck is a scrap of paper: it is replaced by the next card.",
         (CONFIRM,),
-        blocks=(),
-        changes_hand=False,
+        blocks=("deal",),
     ),
     Rule(
         "deck.joker",
@@ -431,8 +430,7 @@ RULES: Final[tuple[Rule, ...]] = (
         "the dealer reports a joker before the player acted",
         "A joker is a scrap of paper: it is replaced as a boxed card. No misdeal.",
         (CONFIRM,),
-        blocks=(),
-        changes_hand=False,
+        blocks=("deal",),
     ),
     Rule(
         "deck.missing-cards",
