@@ -880,6 +880,13 @@ class Floor:
         self._apply(HoleCardExposed(seat), out)
         if code and hand.phase is Phase.DEALING and hand.needs(hand.seat(seat))[1]:
             self._apply(CardDealt(seat, Card.parse(code), True), out)
+        live = [s for s in hand.live_seats if s.seat != seat]
+        if p.rule.id == "stud.last-card-up" and len(live) == 1 and hand.phase is Phase.DEALING:
+            other = live[0]
+            if other.n_down < 3 and not other.last_up:
+                # RRoP stud 17(b): heads-up, the first player's last card dealt up means the
+                # second player's last card is dealt face up too.
+                self._apply(HoleCardExposed(other.seat), out)
 
     _rule_stud_allin_last_card_up = _rule_stud_last_card_up
 
