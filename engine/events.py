@@ -279,6 +279,19 @@ class ActionWithdrawn(Event):
 
 
 @dataclass(frozen=True)
+class AllInDeclared(Event):
+    """RRoP stud 17(a),(b): a player whose last card was dealt face up declares all in before
+    the last betting round; the chips behind stay out of this hand."""
+
+    type: ClassVar[str] = "all_in_declared"
+    seat: int
+
+    @classmethod
+    def from_fields(cls, d: dict[str, Any]) -> AllInDeclared:
+        return cls(_int("seat", d["seat"], 1))
+
+
+@dataclass(frozen=True)
 class CardTakenBack(Event):
     """RRoP 3.4: the card just delivered was a boxed card (or a joker): a scrap of paper.
     It leaves play and the next card from the deck replaces it."""

@@ -41,6 +41,7 @@ from typing import Any
 from engine.cards import UNKNOWN, Card, CardError, parse_cards
 from engine.events import (
     ActionWithdrawn,
+    AllInDeclared,
     BringInWithdrawn,
     CallOnly,
     CardBurned,
@@ -880,6 +881,8 @@ class Floor:
         self._apply(HoleCardExposed(seat), out)
         if code and hand.phase is Phase.DEALING and hand.needs(hand.seat(seat))[1]:
             self._apply(CardDealt(seat, Card.parse(code), True), out)
+        if option == "all-in":
+            self._apply(AllInDeclared(seat), out)
         live = [s for s in hand.live_seats if s.seat != seat]
         if p.rule.id == "stud.last-card-up" and len(live) == 1 and hand.phase is Phase.DEALING:
             other = live[0]

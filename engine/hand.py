@@ -46,6 +46,7 @@ from typing import Any
 from engine.cards import UNKNOWN, Card
 from engine.events import (
     ActionWithdrawn,
+    AllInDeclared,
     Announcement,
     BringInWithdrawn,
     CallOnly,
@@ -111,12 +112,12 @@ ACCEPTS: dict[Phase, tuple[type[Event], ...]] = {
     Phase.DEALING: (
         CardDealt, CardBurned, CommonCardDealt, DeckReshuffled, CardsShown,
         HoleCardExposed, HandKilled, HandVoided, CardsRemoved,
-        DealCorrected, UpCardCorrected, ExtraCardReturned, CardTakenBack,
+        DealCorrected, UpCardCorrected, ExtraCardReturned, CardTakenBack, AllInDeclared,
     ),
     Phase.BETTING: (
         PlayerAction, CardsShown, HandKilled, HandVoided, CardsRemoved, ActionWithdrawn, HoleCardExposed,
         FinalCardKept, DealCorrected, UpCardCorrected, BringInWithdrawn, ExtraCardReturned, CallOnly,
-        CardTakenBack,
+        CardTakenBack, AllInDeclared,
     ),
     Phase.SHOWDOWN: (CardsShown, HandMucked, HandKilled, HandVoided),
     Phase.COMPLETE: (CardsShown,),
@@ -160,6 +161,7 @@ class SeatState:
     exposed_door: bool = False  # RRoP stud 5: the up card on third street is an exposed hole card
     last_up: bool = False  # RRoP stud 16-17: the seventh card was dealt face up and plays so
     killed: str = ""  # the rule that killed the hand, if a ruling did
+    reserved: int = 0  # RRoP stud 17: chips behind a declared all-in, out of this hand
 
     @property
     def live(self) -> bool:
@@ -198,6 +200,7 @@ class SeatState:
             "exposed_door": self.exposed_door,
             "last_up": self.last_up,
             "killed": self.killed,
+            "reserved": self.reserved,
         }
 
 
@@ -807,6 +810,7 @@ class Hand:
             s.stack = s.starting_stack
             s.committed = 0
             s.bet = 0
+            s.reserved = 0
         self.voided = True
         self.round = None
         self.to_show = []
@@ -829,6 +833,28 @@ class Hand:
         self.announcements.append(
             Announcement("ruling", f"Seat {e.seat} takes back the {last.action}: seat {self.to_act} to act", (e.seat,))
         )
+
+    def _on_all_in_declared(self, e: AllInDeclared) -> None:
+        # RRoP stud 17(a),(b): the player whose last card was dealt face up may declare all in
+        # before the betting starts; the chips behind are set aside until the hand is over.
+        s = self.seat(e.seat)
+        rnd = self.round
+        if self.street != 4 or not s.live or not s.last_up:
+            raise IllegalAction("RRoP stud 17", f"seat {e.seat}'s last card was not dealt face up")
+        if self.phase is Phase.BETTING and rnd is not None and (rnd.count or rnd.acted or rnd.to):
+            raise IllegalAction("RRoP stud 17", "the all-in is declared before the betting action starts")
+        if s.stack == 0:
+            raise IllegalAction("RRoP stud 17", f"seat {e.seat} is all in already")
+        s.reserved, s.stack = s.stack, 0
+        self.announcements.append(Announcement("all_in", f"Seat {e.seat} declares all in", (e.seat,)))
+        if self.phase is Phase.BETTING and rnd is not None:
+            idx = self._index[e.seat]
+            if idx in rnd.to_act:
+                rnd.to_act.remove(idx)
+            if len(rnd.to_act) == 1:
+                rnd.to_act.clear()  # nobody left to bet against
+            self._options_cache = None
+            self._maybe_close_round()
 
     def _on_card_taken_back(self, e: CardTakenBack) -> None:
         # RRoP 3.4: a boxed card (or a joker) is a scrap of paper, replaced by the next card.
@@ -1675,6 +1701,10 @@ class Hand:
     def _finish(self) -> None:
         for a in self.awards:
             self.seat(a.seat).stack += a.amount
+        for s in self.seats:
+            if s.reserved:
+                s.stack += s.reserved  # RRoP stud 17: a declared all-in's chips behind come back
+                s.reserved = 0
         self.phase = Phase.COMPLETE
         self.round = None
         self.to_show = []

@@ -35,7 +35,7 @@ def public_seat(hand: Hand | None, ts: Any, s: SeatState | None) -> dict[str, An
         if ts is not None and ts.sitting_out:
             seat["status"] = "sitting_out"
         return seat
-    seat["stack"] = s.stack
+    seat["stack"] = s.stack + s.reserved  # a declared all-in keeps its chips behind (RRoP stud 17)
     seat["bet"] = s.bet
     seat["committed"] = s.committed
     seat["up"] = [str(c) for c in s.up]
@@ -47,7 +47,7 @@ def public_seat(hand: Hand | None, ts: Any, s: SeatState | None) -> dict[str, An
         seat["status"] = "folded"
     elif s.mucked:
         seat["status"] = "mucked"
-    elif s.stack == 0 and not hand.is_over:
+    elif (s.stack == 0 or s.reserved) and not hand.is_over:
         seat["status"] = "all_in"
     else:
         seat["status"] = "active"

@@ -32,7 +32,7 @@ def _check_hand(hand: Hand, total: int) -> None:
     wire = [e.to_json() for e in hand.events]
     assert Hand.replay([event_from_json(d) for d in wire]) == hand
     if not hand.voided:
-        assert sum(s.stack for s in hand.seats) + hand.pot_total == total
+        assert sum(s.stack + s.reserved for s in hand.seats) + hand.pot_total == total
 
 
 @pytest.mark.parametrize("path", SCENARIOS, ids=lambda p: p.stem)

@@ -71,7 +71,7 @@ def test_hand_invariants(
         for s in hand.seats:
             assert s.stack >= 0
             assert s.committed <= s.starting_stack
-        assert sum(s.stack for s in hand.seats) + hand.pot_total == total
+        assert sum(s.stack + s.reserved for s in hand.seats) + hand.pot_total == total
         assert steps < 500
     assert hand.is_over
     assert sum(hand.finishing_stacks()) == total
