@@ -143,36 +143,12 @@ class Broker(Protocol):
     def stop(self) -> None: ...
 
 
-class EmbeddedAmqtt:
+def embedded_broker(directory: Path, host: str = "127.0.0.1") -> Any:
     """The embedded amqtt broker with a generated config in ``directory``; restartable on its port."""
+    from engine.broker.config import write_config
+    from engine.broker.embedded import RestartableBroker, free_port
 
-    def __init__(self, directory: Path, host: str = "127.0.0.1") -> None:
-        from engine.broker.config import write_config
-        from engine.broker.embedded import free_port
-
-        self.host = host
-        self.port = free_port(host)
-        self.files = write_config(directory, host=host, port=self.port)
-        self._broker: Any = None
-
-    def login(self, role: Role | str) -> tuple[str, str]:
-        return self.files.login(role)
-
-    def start(self) -> EmbeddedAmqtt:
-        from engine.broker.embedded import EmbeddedBroker
-
-        self._broker = EmbeddedBroker(self.files, self.host, self.port).start()
-        return self
-
-    def stop(self) -> None:
-        if self._broker is not None:
-            self._broker.stop()
-            self._broker = None
-
-    def restart(self, down: float = 0.0) -> EmbeddedAmqtt:
-        self.stop()
-        time.sleep(down)
-        return self.start()
+    return RestartableBroker(write_config(directory, host=host, port=free_port(host)))
 
 
 def game_config(opts: DemoOptions) -> dict[str, Any]:
@@ -390,7 +366,7 @@ class TableStack:
         opts = self.opts
         if self.broker is None:
             try:
-                self.broker = EmbeddedAmqtt(self.dir / "broker").start()
+                self.broker = embedded_broker(self.dir / "broker").start()
             except Exception as exc:
                 raise DemoError(f"the embedded broker did not start: {exc}") from exc
         config = engine_config_dict(opts, self.broker, self.store)
@@ -961,7 +937,7 @@ def summary(table: SimulatedTable, stack: TableStack, opts: DemoOptions, elapsed
         },
         "chips": table.chips,
         "latency_ms": {"card_drawn_to_state": latency_summary(table.latencies)},
-        "broker": "amqtt (embedded)" if isinstance(stack.broker, EmbeddedAmqtt) else getattr(stack.broker, "kind", "external"),
+        "broker": "amqtt (embedded)" if getattr(stack.broker, "kind", "") == "amqtt" else getattr(stack.broker, "kind", "external"),
         "engine": "process" if opts.engine_process else "thread",
         "camera": "not simulated (see dealer_console/demo.py)",
         "elapsed_s": round(elapsed, 2),

@@ -16,6 +16,7 @@ import logging
 import socket
 import tempfile
 import threading
+import time
 from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
@@ -244,6 +245,37 @@ class EmbeddedBroker:
 
     def __exit__(self, *exc: object) -> None:
         self.stop()
+
+
+class RestartableBroker:
+    """The embedded broker on a fixed port with its generated files, stopped and started again
+    as one thing (the demo's broker-restart drill and the tests use it).  amqtt keeps no state
+    across a restart."""
+
+    kind = "amqtt"
+
+    def __init__(self, files: BrokerFiles) -> None:
+        self.files = files
+        self.host = files.host
+        self.port = files.port
+        self._broker: EmbeddedBroker | None = None
+
+    def login(self, role: Role | str) -> tuple[str, str]:
+        return self.files.login(role)
+
+    def start(self) -> RestartableBroker:
+        self._broker = EmbeddedBroker(self.files, self.host, self.port).start()
+        return self
+
+    def stop(self) -> None:
+        if self._broker is not None:
+            self._broker.stop()
+            self._broker = None
+
+    def restart(self, down: float = 0.0) -> RestartableBroker:
+        self.stop()
+        time.sleep(down)
+        return self.start()
 
 
 def free_port(host: str = "127.0.0.1") -> int:

@@ -42,6 +42,7 @@ from typing import Any, NoReturn
 import pytest
 
 from engine.broker.config import BrokerFiles, write_config
+from engine.broker.embedded import RestartableBroker
 from engine.wire import Role
 
 __all__ = ["amqtt_broker", "mosquitto_broker", "mqtt_broker", "pg_dsn", "pg_server", "require_service"]
@@ -169,34 +170,8 @@ def mosquitto_broker(tmp_path: Path) -> Iterator[MosquittoBroker]:
 # --------------------------------------------------------------------------- amqtt
 
 
-class AmqttBroker:
-    """The embedded broker on its thread; restartable on the same port (state is not kept)."""
-
-    kind = "amqtt"
-
-    def __init__(self, files: BrokerFiles) -> None:
-        self.files = files
-        self.host = files.host
-        self.port = files.port
-        self._broker: Any = None
-
-    def login(self, role: Role | str) -> tuple[str, str]:
-        return self.files.login(role)
-
-    def start(self) -> AmqttBroker:
-        from engine.broker.embedded import EmbeddedBroker
-
-        self._broker = EmbeddedBroker(self.files, self.host, self.port).start()
-        return self
-
-    def stop(self) -> None:
-        if self._broker is not None:
-            self._broker.stop()
-            self._broker = None
-
-    def restart(self) -> AmqttBroker:
-        self.stop()
-        return self.start()
+# The embedded broker on its thread; restartable on the same port (state is not kept).
+AmqttBroker = RestartableBroker
 
 
 @pytest.fixture
