@@ -169,8 +169,17 @@ class SeatWidget(QFrame):
             lbl.setGeometry(x, y, card_w, self.card_h)
             lbl.raise_()
             x += step
-        self.status.setGeometry(8, 3, w - 16, header)  # in the header, between name and stack
-        self.status.setAlignment(Qt.AlignmentFlag.AlignCenter)
+        # In the header, after the name and before the stack, never over either.
+        name_w = self.name.fontMetrics().horizontalAdvance(self.name.text())
+        stack_w = self.stack.fontMetrics().horizontalAdvance(self.stack.text())
+        sx = 10 + name_w + 10
+        room = max(0, w - 10 - stack_w - 8 - sx)
+        text = self.status.text()
+        short = {"FOLDED": "FOLD", "MUCKED": "MUCK", "SITTING OUT": "OUT", "ALL IN": "ALL IN"}
+        if self.status.fontMetrics().horizontalAdvance(text) > room and text in short:
+            self.status.setText(short[text])  # a narrow seat gets the short word, not a clipped one
+        self.status.setGeometry(sx, 3, room, header)
+        self.status.setAlignment(Qt.AlignmentFlag.AlignLeft | Qt.AlignmentFlag.AlignVCenter)
         self.status.raise_()
         _ = h
 
