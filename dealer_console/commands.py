@@ -43,8 +43,11 @@ def register(sub: Any) -> None:
     demo.add_argument("--seed", type=int, default=1, help="shuffles and players' choices (default 1)")
     demo.add_argument("--variant", default="F7S", help="stud (F7S), stud8 (F7S/8) or razz (FR)")
     demo.add_argument("--players", type=int, default=6, help="2 to 6 (default 6)")
-    demo.add_argument("--drill", choices=("shoe-cable", "broker-restart", "premature-card", "engine-kill"),
+    demo.add_argument("--drill", choices=("shoe-cable", "broker-restart", "premature-card", "engine-kill",
+                                          "exposed-holecard", "card-off-table", "camera-stall"),
                       help="make one thing go wrong mid-hand, on purpose")
+    demo.add_argument("--no-camera", action="store_true",
+                      help="leave out the simulated overhead camera and the vision service (the shoe alone)")
     demo.add_argument("--autoplay", action="store_true",
                       help="with windows: the simulated players act by themselves, at --pace")
     demo.add_argument("--pace", type=float, default=None,
@@ -95,7 +98,7 @@ def _demo(args: argparse.Namespace) -> int:
     logging.basicConfig(level=logging.INFO if args.verbose else logging.ERROR,
                         format="%(asctime)s %(name)s %(levelname)s %(message)s", stream=sys.stderr)
     opts = DemoOptions(seed=args.seed, variant=args.variant, players=args.players, drill=args.drill,
-                       workdir=args.keep)
+                       workdir=args.keep, camera=not args.no_camera)
     narrate = None
     if not args.headless:
         ok, why = display_available()

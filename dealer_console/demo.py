@@ -80,7 +80,10 @@ from engine.wire import Channel, Message, Role
 
 log = logging.getLogger("studtable.demo")
 
-DRILLS = ("shoe-cable", "broker-restart", "premature-card", "engine-kill")
+DRILLS = ("shoe-cable", "broker-restart", "premature-card", "engine-kill", "exposed-holecard", "card-off-table",
+          "camera-stall")
+# Drills that need the camera: only it can see these.
+CAMERA_DRILLS = ("exposed-holecard", "card-off-table", "camera-stall")
 NAMES = ("Ann", "Bob", "Cy", "Dee", "Eve", "Fay")
 VARIANTS = {"stud": "F7S", "F7S": "F7S", "stud8": "F7S/8", "F7S/8": "F7S/8", "razz": "FR", "FR": "FR"}
 SHOE_DEVICE = "shoe-1"
@@ -112,6 +115,8 @@ class DemoOptions:
     step_timeout: float = 15.0  # longest wait for the engine to answer one input
     engine_process: bool = False  # run the engine as a `studtable engine` process (engine-kill needs it)
     workdir: Path | None = None  # keep the broker config, store and pty here (default: a temp dir)
+    camera: bool = True  # the simulated overhead camera and the vision service reading it
+    camera_fps: float = 12.0
 
     def check(self) -> None:
         if self.variant not in VARIANTS:
@@ -125,6 +130,8 @@ class DemoOptions:
             raise DemoError(f"unknown drill {self.drill!r}; drills: {', '.join(DRILLS)}")
         if self.drill == "engine-kill":
             self.engine_process = True
+        if self.drill in CAMERA_DRILLS and not self.camera:
+            raise DemoError(f"the {self.drill} drill needs the camera (leave out --no-camera)")
         if self.hands < 1:
             raise DemoError("--hands must be at least 1")
 
@@ -149,6 +156,12 @@ def embedded_broker(directory: Path, host: str = "127.0.0.1") -> Any:
     from engine.broker.embedded import RestartableBroker, free_port
 
     return RestartableBroker(write_config(directory, host=host, port=free_port(host)))
+
+
+def _cache_dir() -> Path:
+    from vision.deckart import cache_root
+
+    return cache_root()
 
 
 def game_config(opts: DemoOptions) -> dict[str, Any]:
@@ -348,6 +361,7 @@ class TableStack:
         self.recorder: BusClient | None = None
         self.draw_times: dict[bytes, float] = {}
         self._probe_no = 0
+        self.camera: Any = None  # dealer_console.demo_camera.CameraService
 
     # -- life cycle -----------------------------------------------------------------
     def start(self) -> TableStack:
@@ -392,6 +406,15 @@ class TableStack:
         if not self.publisher.wait_connected(15):
             raise DemoError(f"the shoe bridge did not reach the broker; problems: {self.bridge.problems}")
         self.watch.wait(lambda: self.watch.avail.get(SHOE_DEVICE) is True, 15, "the shoe to come online")
+        if opts.camera:
+            from dealer_console.demo_camera import CAMERA_DEVICE, CameraProcess, CameraUnavailable
+
+            try:
+                self.camera = CameraProcess(self.broker, opts.table, opts.players, seed=opts.seed,
+                                            cache=_cache_dir(), fps=opts.camera_fps).start()
+            except CameraUnavailable as exc:
+                raise DemoError(str(exc)) from exc
+            self.watch.wait(lambda: self.watch.avail.get(CAMERA_DEVICE) is True, 15, "the camera to come online")
         self.watch.wait(lambda: self.watch.state is not None and self.watch.state.get("hand_id") is not None,
                         20, "the engine's first table state")
 
@@ -411,6 +434,7 @@ class TableStack:
     def stop(self) -> None:
         self.watch.stopping.set()
         parts: list[tuple[str, Callable[[], object]]] = [
+            ("camera", lambda: self.camera.stop() if self.camera else None),
             ("bridge", lambda: self.bridge.stop() if self.bridge else None),
             ("shoe", lambda: self.sim.close() if self.sim else None),
             ("bridge bus", lambda: self.publisher.stop() if self.publisher else None),
@@ -520,6 +544,8 @@ class SimulatedTable:
         self.verified: list[str] = []
         self.hand_events = 0
         self.chips: dict[str, int] = {}
+        self.camera_checks: list[dict[str, Any]] = []
+        self.camera_stalled_until: int | None = None  # camera-stall drill: the street it comes back on
 
     # -- plumbing ---------------------------------------------------------------------
     def _pause(self, factor: float = 1.0) -> None:
@@ -545,8 +571,9 @@ class SimulatedTable:
         return state
 
     def _draw(self, state: Mapping[str, Any], slot: Mapping[str, Any] | None, wait: bool = True,
-              kind: str | None = None) -> str:
-        """The dealer draws the next card from the shoe and puts it where ``slot`` says."""
+              kind: str | None = None, lay: Callable[[Any, int, str], None] | None = None) -> str:
+        """The dealer draws the next card from the shoe and puts it where ``slot`` says
+        (``lay(camera_table, seat, card)`` puts it somewhere else: the drills' mistakes)."""
         sig, err = self.watch.sig, state.get("last_error")
         uid = self.stack.sim.draw()
         card = str(self.stack.deck.tags[uid])
@@ -556,6 +583,12 @@ class SimulatedTable:
             assert slot is not None
             kind = str(slot["kind"])
             truth.cards.append((kind, slot.get("seat"), bool(slot.get("face_up")) if kind == "card" else None, card))
+            if kind == "card" and self.stack.camera is not None:
+                felt = self.stack.camera.table_camera
+                if lay is not None:
+                    lay(felt, int(slot["seat"]), card)
+                else:
+                    felt.deal(int(slot["seat"]), card, bool(slot.get("face_up")))
         else:
             truth.cards.append((kind, None, None, card))
         if wait:
@@ -580,6 +613,8 @@ class SimulatedTable:
         hand_id = int(state["hand_id"])
         self.truths[hand_id] = HandTruth(hand_id)
         self.stack.sim.load()  # the dealer loads a freshly shuffled deck into the shoe
+        if self.stack.camera is not None:
+            self.stack.camera.table_camera.clear()  # the last hand's cards are in the muck
         self.say.say(f"Hand {hand_id}: {state['game']['name']}, "
                      + ", ".join(f"{s['name']} {s['stack']}" for s in state["seats"] if s["in_hand"]))
         street = None
@@ -605,12 +640,16 @@ class SimulatedTable:
                 self._show(state)
             else:
                 raise DemoError(f"the table is in phase {state['phase']!r}, which the dealer does not know")
+        self._check_camera(hand_id)
         self._check_hand(hand_id)
 
     def _deal(self, state: Mapping[str, Any]) -> None:
         slots = state.get("next_deal") or []
         if not slots:
-            raise DemoError("the state says dealing but names no next card (next_deal is empty)")
+            seats = "; ".join(f"{x['seat']} {x['status']} " + " ".join(c["card"] if c["up"] else "xx" for c in x["cards"])
+                              for x in state["seats"])
+            raise DemoError(f"the state says dealing but names no next card (next_deal is empty); street "
+                            f"{state.get('street_index')}, prompts {state.get('prompts')}, seats: {seats}")
         if slots[0].get("kind") == "set_aside":
             # RRoP stud 14: the engine says the next draws after a premature card are set aside.
             card = self._draw(state, None, wait=True, kind="removed")
@@ -638,11 +677,16 @@ class SimulatedTable:
         self.inputs["actions"] += 1
         self.say.say(f"    {self.names.get(seat, seat)}: {o.get('label') or o['action']}")
         self._await_change(sig, err, f"seat {seat}'s {o['action']}")
+        if o["action"] == "fold" and self.stack.camera is not None:
+            self.stack.camera.table_camera.muck(seat)  # the dealer pulls the folded cards in
 
     def _show(self, state: Mapping[str, Any]) -> None:
         seat = int(state["to_act"])
         truth = self.truths[int(state["hand_id"])]
-        cards = truth.down_cards(seat)
+        # The cards dealt down, less any the ruling made an up card (a hole card exposed: RRoP stud 5).
+        seat_now = next((s for s in state["seats"] if s["seat"] == seat), {})
+        up_now = {c["card"] for c in seat_now.get("cards", []) if c.get("up")}
+        cards = [c for c in truth.down_cards(seat) if c not in up_now]
         self._pause()
         sig, err = self.watch.sig, state.get("last_error")
         self._send("show", seat=seat, cards=cards)
@@ -686,6 +730,9 @@ class SimulatedTable:
     def _drill(self, state: Mapping[str, Any], k: int) -> bool:
         """Run the drill when its moment comes (once, in the first hand that allows it)."""
         drill = self.opts.drill
+        if (self.camera_stalled_until is not None and not state.get("prompts")
+                and (state.get("street_index") or 0) >= self.camera_stalled_until):
+            self._resume_camera()
         if drill is None or self.drill_done or state.get("prompts"):
             return False
         street = state.get("street_index")
@@ -703,6 +750,15 @@ class SimulatedTable:
             return True
         if drill == "premature-card" and phase == "betting" and self._cards_allow_premature(state):
             self._drill_premature(state)
+            return True
+        if drill in ("exposed-holecard", "card-off-table") and phase == "dealing" and street == 0:
+            slot = (state.get("next_deal") or [{}])[0]
+            seat_view = next((s for s in state["seats"] if s["seat"] == slot.get("seat")), {})
+            if slot.get("kind") == "card" and not slot.get("face_up") and not seat_view.get("cards"):
+                self._drill_misplaced_holecard(state, slot, drill)
+                return True
+        if drill == "camera-stall" and phase == "betting" and (street or 0) >= 1:
+            self._drill_camera_stall(state)
             return True
         return False
 
@@ -797,6 +853,105 @@ class SimulatedTable:
         self.drill_report = {"name": "engine-kill", "hand": hand_id, "killed_pid": pid,
                              "action_while_down": [seat, o["action"], amount],
                              "applied_after_restart": after.get("to_act") != seat or after["pot"] != before["pot"]}
+
+    def _await_prompt(self, rule: str, timeout: float, what: str) -> dict[str, Any]:
+        w = self.watch
+        w.wait(lambda: any(p["rule"] == rule for p in (w.state or {}).get("prompts", [])), timeout, what)
+        return w.current()
+
+    def _drill_misplaced_holecard(self, state: Mapping[str, Any], slot: Mapping[str, Any], drill: str) -> None:
+        """A first hole card that lands face up among the down cards, or off the felt: only the camera sees it."""
+        self.drill_done = True
+        rule = "stud.exposed-holecard" if drill == "exposed-holecard" else "stud.card-off-table"
+        self.expected_rules.add(rule)
+        hand_id, seat = int(state["hand_id"]), int(slot["seat"])
+        if drill == "exposed-holecard":
+            self.say.say(f"  DRILL exposed-holecard: seat {seat}'s first hole card is dealt face up")
+            def lay(felt: Any, s: int, c: str) -> None:
+                felt.deal(s, c, True, spot="down")
+        else:
+            self.say.say(f"  DRILL card-off-table: seat {seat}'s first hole card flies off the felt")
+            def lay(felt: Any, s: int, c: str) -> None:
+                felt.pitch_off_felt(s, c, True)
+        t0 = time.monotonic()
+        card = self._draw(state, slot, lay=lay)
+        prompted = self._await_prompt(rule, 20, f"the camera to raise {rule}")
+        seen_after = time.monotonic() - t0
+        prompt = next(p for p in prompted["prompts"] if p["rule"] == rule)
+        self._rule(prompted, expected=True)
+        # RRoP stud 5 / 11: the card plays as the up card; the dealer squares it into the stud row.
+        assert self.stack.camera is not None
+        self.stack.camera.table_camera.move(card, seat, face_up=True, spot="up")
+        after = self.watch.current()
+        seat_view = next((s for s in after["seats"] if s["seat"] == seat), {})
+        up_now = [c["card"] for c in seat_view.get("cards", []) if c.get("up")]
+        nxt = [d for d in after.get("next_deal") or [] if d.get("seat") == seat][:1]
+        self.drill_report = {"name": drill, "hand": hand_id, "seat": seat, "card": card,
+                             "camera_raised_after_s": round(seen_after, 3), "prompt": prompt["id"],
+                             "text": prompt.get("text"), "ruling": "confirm", "card_plays_up": card in up_now,
+                             "seat_next_card": nxt[0] if nxt else None}
+        if card not in up_now:
+            self.failures.append(f"{drill}: after the ruling the {card} does not play as seat {seat}'s up card")
+
+    def _drill_camera_stall(self, state: Mapping[str, Any]) -> None:
+        """The camera stops delivering frames mid-hand; the vision service says offline; play goes on."""
+        from dealer_console.demo_camera import CAMERA_DEVICE
+
+        w = self.watch
+        camera = self.stack.camera
+        assert camera is not None
+        self.drill_done = True
+        self.expected_rules.add("source.offline")
+        street = int(state.get("street_index") or 0)
+        self.say.say(f"  DRILL camera-stall: the camera freezes on {state.get('street')}")
+        t0 = time.monotonic()
+        camera.capture.stall()
+        w.wait(lambda: w.avail.get(CAMERA_DEVICE) is False, 15, "the console to see the camera go offline")
+        offline_after = time.monotonic() - t0
+        prompted = self._await_prompt("source.offline", 15, "the engine's source.offline prompt for the camera")
+        self._rule(prompted, expected=True)
+        self.camera_stalled_until = min(street + 1, 4)
+        self.drill_report = {"name": "camera-stall", "hand": int(state["hand_id"]), "street": state.get("street"),
+                             "offline_seen_after_s": round(offline_after, 3),
+                             "frames_before": camera.stats()["frames"]}
+
+    def _resume_camera(self) -> None:
+        from dealer_console.demo_camera import CAMERA_DEVICE
+
+        w = self.watch
+        camera = self.stack.camera
+        assert camera is not None
+        self.camera_stalled_until = None
+        t0 = time.monotonic()
+        frames = camera.stats()["frames"]
+        camera.capture.resume()
+        w.wait(lambda: w.avail.get(CAMERA_DEVICE) is True, 15, "the camera to come back online")
+        self.say.say("  DRILL camera-stall: frames again; the camera is back online")
+        self.drill_report.update({"online_again_after_s": round(time.monotonic() - t0, 3),
+                                  "frames_while_stalled": frames - self.drill_report.get("frames_before", frames)})
+
+    def _check_camera(self, hand_id: int) -> None:
+        """At the end of the hand, what the vision service reports against what lies on the felt."""
+        camera = self.stack.camera
+        if camera is None or camera.stalled:
+            return
+        truth = camera.table_camera.truth()
+        deadline = time.monotonic() + 3.0
+        view = camera.view()
+        while view != truth and time.monotonic() < deadline and not self.watch.stopping.is_set():
+            self.watch.stopping.wait(0.1)
+            view = camera.view()
+        up_total = sum(len(t["up"]) for t in truth.values())
+        up_read = sum(1 for n, t in truth.items() for i, c in enumerate(t["up"])
+                      if i < len(view.get(n, {}).get("up", [])) and view[n]["up"][i] == c)
+        down_total = sum(int(t["down"]) for t in truth.values())
+        down_found = sum(min(int(t["down"]), int(view.get(n, {}).get("down", 0))) for n, t in truth.items())
+        check = {"hand": hand_id, "agrees": view == truth, "up_cards": up_total, "up_read": up_read,
+                 "down_cards": down_total, "down_found": down_found}
+        if view != truth:
+            check["differences"] = {n: {"felt": truth.get(n), "camera": view.get(n)}
+                                    for n in sorted(set(truth) | set(view)) if truth.get(n) != view.get(n)}
+        self.camera_checks.append(check)
 
     def _cards_allow_premature(self, state: Mapping[str, Any]) -> bool:
         """Enough cards left in the shoe for the premature card, the set-aside cards and the rest."""
@@ -939,9 +1094,34 @@ def summary(table: SimulatedTable, stack: TableStack, opts: DemoOptions, elapsed
         "latency_ms": {"card_drawn_to_state": latency_summary(table.latencies)},
         "broker": "amqtt (embedded)" if getattr(stack.broker, "kind", "") == "amqtt" else getattr(stack.broker, "kind", "external"),
         "engine": "process" if opts.engine_process else "thread",
-        "camera": "not simulated (see dealer_console/demo.py)",
+        "camera": camera_summary(table, stack),
         "elapsed_s": round(elapsed, 2),
         "failures": failures,
+    }
+
+
+def camera_summary(table: SimulatedTable, stack: TableStack) -> dict[str, Any] | None:
+    cam = stack.camera
+    if cam is None:
+        return None
+    checks = table.camera_checks
+    try:
+        stats = cam.stats()
+    except (RuntimeError, OSError, EOFError) as exc:
+        return {"error": f"the camera process did not report: {exc}"}
+    ms = sorted(1000 * s for s in stats["detect_s"][5:])  # the first frames warm the detector up
+    return {
+        "device": "cam-1 (simulated capture; the production vision pipeline in its own process)",
+        "frames": stats["frames"],
+        "fps": round(stats["fps"], 1),
+        "cpu_ms_per_frame": {"p50": round(ms[len(ms) // 2], 1) if ms else None,
+                             "p99": round(ms[min(len(ms) - 1, int(0.99 * len(ms)))], 1) if ms else None},
+        "offline_episodes": stats["offline_events"],
+        "hands_checked": len(checks),
+        "hands_agreeing": sum(1 for c in checks if c["agrees"]),
+        "up_cards_read": f"{sum(c['up_read'] for c in checks)}/{sum(c['up_cards'] for c in checks)}",
+        "down_cards_found": f"{sum(c['down_found'] for c in checks)}/{sum(c['down_cards'] for c in checks)}",
+        "differences": [c for c in checks if not c["agrees"]],
     }
 
 

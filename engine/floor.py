@@ -177,6 +177,13 @@ class Floor:
         self.burn_errors: dict[tuple[int, int], int] = {}  # RRoP stud 13: (hand, street) -> burns
         self.card_mode: str | None = None  # RRoP stud 15 on seventh street: "reshuffled" or "common"
         self.hands: list[Hand] = []  # finished hands, in order
+        # What the camera already raised, per hand: a card lying off the felt or a hole card face up is
+        # one irregularity however many observations repeat it (the camera re-sends its view).
+        self.camera_raised: set[tuple[int, str, int | None, str]] = set()
+        # Cards dealt from the camera's view or keyed by hand while the shoe was offline: (hand, card).
+        # The shoe keeps a draw made while its cable is out and sends it when it is back; that late
+        # report is the same card, not a duplicate (DESIGN: sensors may fail mid-game; nothing twice).
+        self.dealt_without_shoe: list[tuple[int, Card]] = []
 
     # ----------------------------------------------------------------- queries
 
@@ -407,6 +414,10 @@ class Floor:
             raise FloorError(f"shoe card: {exc}") from None
         if c.known and c in hand.recycled and c not in hand.seen:
             status = "ok"  # RRoP stud 15: reshuffled back into play; the shoe saw it once before
+        if c.known and (hand.hand_id, c) in self.dealt_without_shoe and status in ("ok", "duplicate"):
+            self.dealt_without_shoe.remove((hand.hand_id, c))
+            out.notes.append(f"the shoe reports the {c.name} late; it was already dealt while the shoe was offline")
+            return
         if status == "duplicate" or (c.known and c in hand.seen):
             self._open("deck.duplicate-card", (), out, card=c.name, card_code=str(c))
             return
@@ -508,6 +519,8 @@ class Floor:
 
     def _deal_observed(self, hand: Hand, seat: int, c: Card, face_up: bool, out: FloorOutputs) -> None:
         """A card seen (camera) or keyed (console) at a seat, where no shoe says what was due."""
+        if c.known and not self.shoe_active:
+            self.dealt_without_shoe.append((hand.hand_id, c))
         s = hand.seat(seat)
         down, up = hand.needs(s)
         if hand.phase is Phase.DEALING and face_up and not up and down and hand.street == 4:
@@ -534,7 +547,11 @@ class Floor:
         for item in inp.get("irregular", []) or []:
             if isinstance(item, Mapping) and item.get("kind") == "off_felt":
                 seat = item.get("seat")
-                self._open("stud.card-off-table", (seat,) if isinstance(seat, int) else (), out)
+                key = (hand.hand_id, "stud.card-off-table", seat if isinstance(seat, int) else None,
+                       str(item.get("card")))
+                if key not in self.camera_raised:
+                    self.camera_raised.add(key)
+                    self._open("stud.card-off-table", (seat,) if isinstance(seat, int) else (), out)
         in_hand = {s.seat: s for s in hand.seats}
         for key, view in seats.items():
             try:
@@ -551,6 +568,10 @@ class Floor:
             exposed = [c for c in up_seen if c in known_down]
             if exposed:
                 # The shoe dealt it down; the camera sees it face up.
+                key = (hand.hand_id, "exposed", seat, str(exposed[0]))
+                if key in self.camera_raised:
+                    continue
+                self.camera_raised.add(key)
                 if hand.street == 0 and len(s.cards) <= 3:
                     rule = "stud.both-holecards-exposed" if len(exposed) >= 2 else "stud.exposed-holecard"
                     if self.config.rules.exposed_downcard_misdeal:
