@@ -1,0 +1,99 @@
+"""The demo's simulated camera (vision/camera_sim.py): the table it draws is the table it was
+told, and the production pipeline (calibration from the printed markers, detection, tracking)
+reads it back, including a hole card face up among the down cards and a card off the felt."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+import pytest
+
+from vision.calibration import calibrate
+from vision.camera_sim import TableCamera
+from vision.deck import enroll, read_face_dir
+from vision.detect import Detector
+from vision.scene import FaceSet
+from vision.tracking import Tracker
+
+
+@pytest.fixture(scope="module")
+def anglo(faces_dir: Callable[[str], Path]) -> tuple[FaceSet, Any]:
+    d = faces_dir("anglo")
+    faces, back = read_face_dir(d)
+    return FaceSet.load(d), enroll(faces, back, "anglo")
+
+
+def settle(camera: TableCamera, detector: Detector, tracker: Tracker, frames: int = 4) -> Any:
+    obs = None
+    for i in range(frames):
+        obs = tracker.update(i, detector.detect(camera.frame()), i / 12, detector.occluders)
+    return obs
+
+
+def test_the_camera_reads_back_the_table_it_was_dealt(anglo: tuple[FaceSet, Any]) -> None:
+    faces, model = anglo
+    camera = TableCamera(faces, 5, seed=2)
+    calib = calibrate(camera.frame(), camera.layout)
+    assert calib.reprojection_mm < 1.0 and len(calib.markers_seen) >= 6
+    codes = iter(["Ah", "Kd", "2c", "9s", "Th", "4d", "Qc", "7h", "3s", "8d", "Js", "5c", "6h", "Ad", "Ks",
+                  "2h", "9c", "Td", "4s", "Qh", "7c", "3d", "8s", "Jh", "5d"])
+    for _ in range(2):
+        for seat in range(1, 6):
+            camera.deal(seat, next(codes), False)
+    for _ in range(3):
+        for seat in range(1, 6):
+            camera.deal(seat, next(codes), True)
+    detector, tracker = Detector(model, calib, reuse=True), Tracker(calib.layout, 3)
+    obs = settle(camera, detector, tracker)
+    view = {n: {"up": list(up), "down": down} for n, (up, down) in obs.seats.items()}
+    assert view == camera.truth()
+    assert camera.truth()[1] == {"up": ["Js", "2h", "7c"], "down": 2}
+    assert obs.irregular == []
+
+    camera.muck(3)  # a fold: the dealer pulls the cards in
+    obs = settle(camera, detector, tracker)
+    assert 3 not in obs.seats and 3 not in camera.truth()
+
+
+def test_a_hole_card_face_up_and_a_card_off_the_felt_are_what_the_camera_sees(
+        anglo: tuple[FaceSet, Any]) -> None:
+    faces, model = anglo
+    camera = TableCamera(faces, 6, seed=4)
+    calib = calibrate(camera.frame(), camera.layout)
+    camera.deal(1, "Ah", True, spot="down")  # dealt face up where a down card belongs
+    camera.deal(1, "7c", False)
+    camera.pitch_off_felt(4, "Qs", False)
+    detector, tracker = Detector(model, calib, reuse=True), Tracker(calib.layout, 3)
+    obs = settle(camera, detector, tracker)
+    assert obs.seats[1] == (("Ah",), 1)
+    assert [(kind, seat) for kind, seat, _ in obs.irregular] == [("off_felt", 4)]
+    assert camera.off_felt() == [(4, "Qs")]
+
+    camera.move("Qs", 4, face_up=True, spot="up")  # the card plays as exposed
+    obs = settle(camera, detector, tracker)
+    assert obs.irregular == [] and obs.seats[4] == (("Qs",), 0)
+    camera.clear()
+    assert camera.truth() == {} and camera.off_felt() == []
+
+
+def test_every_frame_has_fresh_sensor_noise_over_the_same_table(anglo: tuple[FaceSet, Any]) -> None:
+    faces, _ = anglo
+    camera = TableCamera(faces, 3, seed=1)
+    a, b = camera.frame().astype(np.int16), camera.frame().astype(np.int16)
+    assert a.shape == (1080, 1920, 3)
+    diff = np.abs(a - b)
+    assert diff.max() > 0  # not the same pixels twice
+    assert diff.mean() < 6  # but the same picture
+
+
+def test_a_seat_the_layout_lacks_is_refused(anglo: tuple[FaceSet, Any]) -> None:
+    faces, _ = anglo
+    camera = TableCamera(faces, 2, seed=1)
+    with pytest.raises(ValueError, match="no seat 5"):
+        camera.deal(5, "Ah", True)
+    with pytest.raises(ValueError, match="spot must be"):
+        camera.deal(1, "Ah", True, spot="rail")
+    assert camera.truth() == {}
