@@ -18,6 +18,7 @@ from typing import Final
 RANKS: Final = "23456789TJQKA"
 SUITS: Final = "cdhs"  # RRoP 3.7: spades > hearts > diamonds > clubs
 UNKNOWN_CODE: Final = "??"
+RANK_PRIMES: Final = (2, 3, 5, 7, 11, 13, 17, 19, 23, 29, 31, 37, 41)  # ``Card.prime``, deuce to ace
 
 RANK_NAMES: Final = {
     "2": "deuce",
@@ -63,7 +64,9 @@ class Card:
     values, whether it is known, its hash) are computed once, here.
     """
 
-    __slots__ = ("_hash", "index_or_none", "known", "low_rank_value", "rank", "rank_value", "suit", "suit_value")
+    __slots__ = (
+        "_hash", "index_or_none", "known", "low_rank_value", "prime", "rank", "rank_value", "suit", "suit_value"
+    )
 
     rank: str
     suit: str
@@ -72,6 +75,9 @@ class Card:
     low_rank_value: int  # 1..13, ace low (razz, the low half of stud-8)
     suit_value: int  # 0..3, clubs lowest (RRoP 3.7)
     index_or_none: int | None
+    # A prime per rank (deuce 2, trey 3, four 5, ... ace 41; the unknown card 1): the product
+    # over a set of cards names its ranks whatever their order (the board memo's key).
+    prime: int
     _hash: int
 
     def __init__(self, rank: str, suit: str) -> None:
@@ -88,6 +94,7 @@ class Card:
         setattr_(self, "low_rank_value", (1 if rank_value == 14 else rank_value) if known else 0)
         setattr_(self, "suit_value", SUITS.index(suit) if known else -1)
         setattr_(self, "index_or_none", (rank_value - 2) * 4 + SUITS.index(suit) if known else None)
+        setattr_(self, "prime", RANK_PRIMES[rank_value - 2] if known else 1)
         setattr_(self, "_hash", hash((rank, suit)))
 
     def __setattr__(self, name: str, value: object) -> None:

@@ -162,6 +162,10 @@ class SeatState:
     last_up: bool = False  # RRoP stud 16-17: the seventh card was dealt face up and plays so
     killed: str = ""  # the rule that killed the hand, if a ruling did
     reserved: int = 0  # RRoP stud 17: chips behind a declared all-in, out of this hand
+    # The product of the identified up cards' rank primes (``Card.prime``): the board's ranks as
+    # one number, whatever their order, for the board memo.  Derived from ``cards`` and kept with
+    # them (``Hand._recount`` after any change other than a deal), so not compared or shown.
+    up_key: int = field(default=1, repr=False, compare=False)
 
     @property
     def live(self) -> bool:
@@ -297,6 +301,8 @@ class BettingRound:
 
 # Options are immutable values and the same few recur at every table: built once, reused.
 _option: Callable[[str, int, bool], Option] = lru_cache(maxsize=1024)(Option)
+_OPTIONS_MEMO_SIZE = 20_000
+_OPTIONS: dict[tuple[int | str | bool, ...], Options] = {}  # see ``Hand._options_for``
 _FOLD = Option("fold")
 _CHECK = Option("check")
 
@@ -367,6 +373,7 @@ class Hand:
         self.pots: list[Pot] = []
         self.announcements: list[Announcement] = []
         self.paired_announced: set[int] = set()
+        self._owed = 3 * len(self.seats)  # cards still owed on this street (``_after_card``)
         # Antes (RRoP stud 1; a stack smaller than the ante is all in for what it has).
         for s in self.seats:
             ante = min(self.config.ante, s.stack)
@@ -529,10 +536,14 @@ class Hand:
             return None
         elif street == 4 and self.common:
             return None  # the common card plays for everyone (see ``needs``)
+        down_due, up_due = DUE[street]
         for s in self.seats:
             if not s.folded and not s.mucked:
-                down_due, up_due = self.due(s)
-                if s.n_down < down_due or s.n_up < up_due:
+                if s.last_up and street == 4:
+                    d, u = self.due(s)
+                    if s.n_down < d or s.n_up < u:
+                        return ("card", s.seat, s.n_up < u and s.n_down >= d)
+                elif s.n_down < down_due or s.n_up < up_due:
                     return ("card", s.seat, s.n_up < up_due and s.n_down >= down_due)
         return None
 
@@ -557,13 +568,12 @@ class Hand:
 
     def apply(self, event: Event) -> Outputs:
         """Apply one input event; raises IllegalAction (changing nothing) if refused."""
-        handler = _DISPATCH[self.phase].get(type(event))
+        phase = self.phase
+        handler = _DISPATCH[phase].get(type(event))
         if handler is None:
             handler = self._handler_for(event)
         announcements = self.announcements
-        awards = self.awards
         before = len(announcements)
-        awards_before = len(awards)
         handler(self, event)
         self.events.append(event)
         # ``Outputs(...)`` field by field, without the frozen dataclass's ``__init__`` (one
@@ -571,8 +581,11 @@ class Hand:
         out = _new(Outputs)
         fields_ = out.__dict__
         fields_["announcements"] = tuple(announcements[before:]) if len(announcements) > before else ()
-        fields_["awards"] = tuple(awards[awards_before:]) if len(awards) > awards_before else ()
-        fields_["hand_over"] = self.phase is _COMPLETE
+        # Pots are awarded only as the hand completes (``_finish``), so until then there are
+        # no awards, and the input that completes it made all of them.
+        over = self.phase is _COMPLETE
+        fields_["awards"] = tuple(self.awards) if over and phase is not _COMPLETE else ()
+        fields_["hand_over"] = over
         fields_["extra"] = {}
         return out
 
@@ -592,6 +605,19 @@ class Hand:
         return {Phase.SHOWDOWN: "at showdown", Phase.COMPLETE: "over"}[self.phase]
 
     # ------------------------------------------------------------- dealing
+
+    @staticmethod
+    def _recount(s: SeatState) -> None:
+        """A seat's counts and board key from its cards, after a ruling changed them."""
+        n_up = 0
+        up_key = 1
+        for c, up in s.cards:
+            if up:
+                n_up += 1
+                up_key *= c.prime
+        s.n_up = n_up
+        s.n_down = len(s.cards) - n_up
+        s.up_key = up_key
 
     def _seen_cards(self) -> set[Card]:
         return set(self.seen)
@@ -644,7 +670,9 @@ class Hand:
                 "RRoP stud 5/17",
                 f"seat {e.seat}'s next card on {STREET_NAMES[self.street]} is dealt {want}, not {got}",
             )
-        if street == 4 and not any(o.n_down == 3 for o in self.live_seats):
+        # RRoP stud 15: before the first seventh card, with the stub short, a common card if
+        # even the burns reshuffled cannot give every player a card.
+        if street == 4 and self.stub < self._owed and not any(o.n_down == 3 for o in self.live_seats):
             waiting = sum(1 for o in self.live_seats if self.needs(o) != (0, 0))
             if self.reshuffle_pool() < waiting:
                 raise IllegalAction(
@@ -663,11 +691,13 @@ class Hand:
         s.cards.append((c, face_up))
         if face_up:
             s.n_up = n_up = n_up + 1
+            s.up_key *= c.prime
         else:
             s.n_down = n_down = n_down + 1
-        if n_down < down_due or n_up < up_due:
-            return  # this seat is still owed a card on this street: the deal goes on
-        self._after_card(idx or 0)
+        owed = self._owed - 1
+        self._owed = owed
+        if owed <= 0:
+            self._after_card()  # counts again, and opens the betting if nobody is owed a card
 
     def _on_card_burned(self, e: CardBurned) -> None:
         if self.burned_this_street:
@@ -745,8 +775,7 @@ class Hand:
             if s.n_up == 0 and s.n_down > 0:
                 k = max(i for i, (_, up) in enumerate(s.cards) if not up)
                 s.cards[k] = (s.cards[k][0], True)
-                s.n_down -= 1
-                s.n_up += 1
+                self._recount(s)
             elif not (s.n_up == 1 and s.n_down < 2):
                 raise IllegalAction("RRoP stud 5", f"seat {e.seat} has no exposed hole card on third street")
             s.exposed_door = True
@@ -761,8 +790,7 @@ class Hand:
             if s.n_down > 2:
                 k = max(i for i, (_, up) in enumerate(s.cards) if not up)
                 s.cards[k] = (s.cards[k][0], True)
-                s.n_down -= 1
-                s.n_up += 1
+                self._recount(s)
             s.last_up = True
             self.announcements.append(
                 Announcement("ruling", f"Seat {e.seat}'s last card plays face up", (e.seat,))
@@ -976,10 +1004,8 @@ class Hand:
         self.burned_this_street = e.burns > 0
         for c, (s, up) in zip(rest, plan, strict=False):
             s.cards.append((c, up))
-            if up:
-                s.n_up += 1
-            else:
-                s.n_down += 1
+        for s in self.seats:
+            self._recount(s)
         what = "no card was burned" if e.burns == 0 else "two cards were burned"
         self.announcements.append(
             Announcement("ruling", f"On {STREET_NAMES[self.street]} {what}: the cards play where they lie", ())
@@ -1003,6 +1029,7 @@ class Hand:
         if e.card in self.seen:
             raise IllegalAction("RRoP 3.4 duplicate card", f"the {e.card.name} is already elsewhere in this hand")
         s.cards[k] = (e.card, True)
+        self._recount(s)
         self.seen.discard(old)
         self.seen.add(e.card)
         self.announcements.append(
@@ -1065,57 +1092,96 @@ class Hand:
             Announcement("ruling", "The extra card is the burn card for fourth street", ())
         )
 
-    def _after_card(self, start: int = 0) -> None:
-        """Betting begins once every live seat has its cards for the street.  ``start``: the
-        seat index just dealt to; the seats after it (the next in dealing order) are looked
-        at first."""
-        street = self.street
-        if self.common and street == 4:
-            self._begin_betting()
+    def _after_card(self) -> None:
+        """Betting begins once every live seat has its cards for the street.
+
+        Until then ``_owed`` counts the cards the live seats are still owed on this street:
+        set when a street's deal begins and here (after every ruling that changes who holds
+        what), and counted down by each card dealt (``_on_card_dealt``), which calls this
+        when it reaches zero."""
+        if self.common and self.street == 4:
+            self._begin_betting()  # RRoP stud 15: the common card is everyone's seventh card
             return
-        seats = self.seats
+        self._owed = self._owed_cards()
+        if self._owed == 0:
+            self._begin_betting()
+
+    def _owed_cards(self) -> int:
+        """Cards the live seats are still owed on this street (``needs``, summed)."""
+        street = self.street
         down_due, up_due = DUE[street]
-        for part in (seats[start + 1 :], seats[: start + 1]) if start else (seats,):
-            for s in part:
-                if not s.folded and not s.mucked:
-                    if s.last_up and street == 4:
-                        d, u = self.due(s)
-                        if s.n_down < d or s.n_up < u:
-                            return
-                    elif s.n_down < down_due or s.n_up < up_due:
-                        return
-        self._begin_betting()
+        owed = 0
+        for s in self.seats:
+            if not s.folded and not s.mucked:
+                if s.last_up and street == 4:
+                    down_due, up_due = self.due(s)
+                    owed += max(0, down_due - s.n_down) + max(0, up_due - s.n_up)
+                    down_due, up_due = DUE[street]
+                else:
+                    owed += max(0, down_due - s.n_down) + max(0, up_due - s.n_up)
+        return owed
 
     # ------------------------------------------------------------- betting
 
     def _begin_betting(self) -> None:
         cfg = self.config
         street = self.street
-        unit = cfg.small_bet if street < 2 else cfg.big_bet
-        rnd = BettingRound(street=street, unit=unit)
-        live = [i for i, s in enumerate(self.seats) if not s.folded and not s.mucked]
+        rnd = BettingRound(street=street, unit=cfg.small_bet if street < 2 else cfg.big_bet)
+        seats = self.seats
+        razz = cfg.variant is _RAZZ
+        # One pass over the live seats finds who opens and the two largest stacks (bet
+        # included): a player can act only while someone else can still match a wager.
+        live: list[int] = []
+        top = second = -1
+        opener = -1
         if street == 0:
-            opener = self._bring_in_index()
+            # RRoP stud 1: lowest up card by suit brings it in (ace high); razz 3: highest, ace
+            # low.  As one number: rank * 4 + suit.  An unidentified door card (a gap in a
+            # record) is never taken to be the bring-in, as in PokerKit.
+            best = -2 if razz else 61
+            for i, s in enumerate(seats):
+                if s.folded or s.mucked:
+                    continue
+                live.append(i)
+                total = s.bet + s.stack
+                if total > second:
+                    if total > top:
+                        second, top = top, total
+                    else:
+                        second = total
+                door = UNKNOWN
+                for c, up in s.cards:
+                    if up:
+                        door = c
+                        break
+                if razz:
+                    key = door.low_rank_value * 4 + door.suit_value if door.known else -1
+                    if key > best:
+                        opener, best = i, key
+                else:
+                    key = door.rank_value * 4 + door.suit_value if door.known else 60
+                    if key < best:
+                        opener, best = i, key
             rnd.bring_in_open = True
             rnd.completion_pending = True
             rnd.opener = opener
-            low = self.seats[opener]
+            low = seats[opener]
+            first = opener
             if low.exposed_door:
                 # RRoP stud 5: the exposed card would have been low: action starts to that player's left,
                 # who may fold, bring in or complete; the exposed player acts in turn, unforced.
                 first = live[(live.index(opener) + 1) % len(live)]
-                order = self._rotate(live, first)
-            else:
-                order = self._rotate(live, opener)
-            rnd.to_act = self._can_act(order)
-            rnd.bring_in_forced = bool(rnd.to_act) and (
-                rnd.to_act[0] == opener or not cfg.rules.bring_in_passes_with_fold
+            k = live.index(first)
+            order = live[k:] + live[:k] if k else live
+            rnd.to_act = to_act = [i for i in order if seats[i].stack > 0 and second > seats[i].bet]
+            rnd.bring_in_forced = bool(to_act) and (
+                to_act[0] == opener or not cfg.rules.bring_in_passes_with_fold
             ) and not low.exposed_door
             door = low.up[0]
             text = f"{door.name.capitalize()} brings it in"
             if low.exposed_door:
                 text = (
-                    f"The exposed {door.name} would be low: seat {self.seats[order[0]].seat} acts first "
+                    f"The exposed {door.name} would be low: seat {seats[order[0]].seat} acts first "
                     "and may fold, bring it in or complete"
                 )
             elif low.stack == 0:
@@ -1123,61 +1189,53 @@ class Hand:
                 text = f"{door.name.capitalize()} is low but all in for the ante; seat {self._seat_after(opener)} acts first"
             self.announcements.append(_announcement("low_card", text, (low.seat,)))
         else:
-            # RRoP stud 1: high board acts first (razz 3: low board); ties by position.  Each live
-            # board's known up ranks are listed once, for the opener, the open pair and the pairs.
-            razz = cfg.variant is _RAZZ
-            common = [c.rank for c in self.common]
-            seats = self.seats
-            opener = -1
-            best_key: tuple[int, ...] | None = None
+            # RRoP stud 1: high board acts first (razz 3: low board); ties by position.  Each
+            # board is looked up once by its rank key (``SeatState.up_key``), for the opener,
+            # the open pair and the pairs.
+            memo = _BOARDS[razz]
+            common_key = 1
+            for c in self.common:
+                common_key *= c.prime
+            best_value: tuple[int, ...] | None = None
             paired: list[int] = []  # live seats with a pair among their up cards
-            for i in live:
-                s = seats[i]
-                ranks = [c.rank for c, up in s.cards if up and c.known]
-                if len(set(ranks)) != len(ranks):
+            for i, s in enumerate(seats):
+                if s.folded or s.mucked:
+                    continue
+                live.append(i)
+                total = s.bet + s.stack
+                if total > second:
+                    if total > top:
+                        second, top = top, total
+                    else:
+                        second = total
+                key = s.up_key
+                entry = memo.get(key)
+                if entry is None:
+                    entry = _board_entry(key, [c for c, up in s.cards if up and c.known], razz)
+                if entry[1]:
                     paired.append(i)
-                if common:
-                    ranks += common
-                if ranks:
-                    ranks.sort()
-                    key = _board_values.get((razz, tuple(ranks)))
-                    if key is None:
-                        key = _board_value(self.up_cards_for_ranking(s), razz)
-                else:
-                    key = ()  # nothing identified on this board: it never acts first
-                if best_key is None or key > best_key:
-                    opener, best_key = i, key
+                if common_key != 1:
+                    # RRoP stud 15: the common card plays in every hand.
+                    key *= common_key
+                    entry = memo.get(key) or _board_entry(key, self.up_cards_for_ranking(s), razz)
+                value = entry[0]
+                if best_value is None or value > best_value:
+                    opener, best_value = i, value
             rnd.opener = opener
             # RRoP stud 4: an open pair on fourth street (stud high only) allows the big bet.
             if street == 1 and paired and cfg.variant is Variant.STUD and cfg.rules.open_pair_big_bet:
                 rnd.big_option = True
-            order = self._rotate(live, opener)
-            rnd.to_act = self._can_act(order)
+            k = live.index(opener)
+            order = live[k:] + live[:k] if k else live
+            rnd.to_act = [i for i in order if seats[i].stack > 0 and second > seats[i].bet]
             self._announce_board(opener, rnd, paired)
         # Nobody to bet against: a lone player with chips does not act.
         if len(rnd.to_act) == 1:
             rnd.to_act.clear()
         self.round = rnd
-        self.phase = Phase.BETTING
-        self._maybe_close_round()
-
-    def _bring_in_index(self) -> int:
-        """RRoP stud 1: lowest up card by suit brings it in (ace high); razz 3: highest, ace low."""
-        live = [i for i, s in enumerate(self.seats) if not s.folded and not s.mucked]
-        # An unidentified door card (a gap in a record) is never taken to be the bring-in, as in PokerKit.
-        if self.config.variant is Variant.RAZZ:
-
-            def razz_key(i: int) -> tuple[int, int]:
-                c = self.seats[i].up[0]
-                return (c.low_rank_value, c.suit_value) if c.known else (0, -1)
-
-            return max(live, key=razz_key)
-
-        def stud_key(i: int) -> tuple[int, int]:
-            c = self.seats[i].up[0]
-            return (c.rank_value, c.suit_value) if c.known else (15, 0)
-
-        return min(live, key=stud_key)
+        self.phase = _BETTING
+        if not rnd.to_act:
+            self._end_round()
 
     def _board_key(self, i: int) -> tuple[int, ...]:
         up = self.up_cards_for_ranking(self.seats[i])
@@ -1185,28 +1243,18 @@ class Hand:
             return ()  # nothing identified on this board: it never acts first
         return _board_value(up, self.config.variant is _RAZZ)
 
-    def _best_board_index(self, live: list[int]) -> int:
-        """RRoP stud 1: high board acts first (razz 3: low board); ties by position.
-
-        ``live``: the live seats' indices in ascending order."""
-        best: int | None = None
-        best_key: tuple[int, ...] | None = None
-        for i in live:
-            key = self._board_key(i)
-            if best_key is None or key > best_key:
-                best, best_key = i, key
-        assert best is not None
-        return best
-
-    def _has_open_pair(self, s: SeatState) -> bool:
-        ranks = [c.rank for c, up in s.cards if up and c.known]
-        return len(ranks) != len(set(ranks))
+    def _board_rank_key(self, s: SeatState) -> int:
+        """``s.up_key``, with the common card when one plays (RRoP stud 15)."""
+        key = s.up_key
+        for c in self.common:
+            key *= c.prime
+        return key
 
     def _announce_board(self, opener: int, rnd: BettingRound, paired: list[int]) -> None:
         """``paired``: the live seats (indices) showing a pair among their up cards."""
         s = self.seats[opener]
-        up = self.up_cards_for_ranking(s)
-        text = _board_words(up, self.config.variant is _RAZZ)
+        razz = self.config.variant is _RAZZ
+        text = _BOARD_TEXTS[razz].get(self._board_rank_key(s)) or _board_words(self.up_cards_for_ranking(s), razz)
         self.announcements.append(_announcement("high_hand", f"Seat {s.seat}: {text}", (s.seat,)))
         # RRoP stud 12: all pairs; razz 5: pairs the first time, never face-card pairs.
         for i in paired:
@@ -1249,16 +1297,6 @@ class Hand:
                 return s.seat
         return self.seats[index].seat
 
-    def _can_act(self, order: list[int]) -> list[int]:
-        """The seats of ``order`` (every live seat, in turn) with chips that someone can still
-        match (``_effective_stack`` > 0)."""
-        seats = self.seats
-        totals = sorted([seats[i].bet + seats[i].stack for i in order])
-        if len(totals) < 2:
-            return []
-        second = totals[-2]
-        return [i for i in order if seats[i].stack > 0 and second > seats[i].bet]
-
     def _effective_stack(self, i: int) -> int:
         """Chips this player can still lose to someone who can match them."""
         s = self.seats[i]
@@ -1291,24 +1329,53 @@ class Hand:
         to_call = rnd.to - s.bet
         if to_call > stack:
             to_call = stack
+        elif to_call < 0:
+            to_call = 0
+        targets = self._raise_targets(idx)
+        # The same answers recur at every table: one memo, keyed by what decides the answer.
+        if not targets:
+            key: tuple[int | str | bool, ...] = (s.seat, to_call, to_call == stack)
+        elif len(targets) == 1:
+            if rnd.completion_pending or (rnd.full_to == 0 and rnd.to > 0 and cfg.rules.half_bet_all_in_reopens):
+                kind = "complete"
+            elif rnd.to == 0:
+                kind = "bet"
+            else:
+                kind = "raise"
+            most = stack + s.bet
+            amount = targets[0] if targets[0] < most else most
+            key = (s.seat, to_call, to_call == stack, kind, amount, amount == most)
+        else:
+            return self._options_with_targets(s, to_call, targets)
+        answer = _OPTIONS.get(key)
+        if answer is None:
+            answer = self._options_with_targets(s, to_call, targets)
+            if len(_OPTIONS) >= _OPTIONS_MEMO_SIZE:
+                _OPTIONS.clear()
+            _OPTIONS[key] = answer
+        return answer
+
+    def _options_with_targets(self, s: SeatState, to_call: int, targets: list[int]) -> Options:
+        """The options of the player to act who must put in ``to_call`` (0: may check) and may
+        bet, complete or raise to each of ``targets`` (or all in for less)."""
+        rnd = self.round
+        assert rnd is not None
+        stack = s.stack
         if to_call > 0:
             first: tuple[Option, ...] = (_FOLD, _option("call", to_call, to_call == stack))
         else:
-            to_call = 0
             first = (_CHECK,)
-        targets = self._raise_targets(idx)
         if not targets:
             return _options(s.seat, first, to_call)
-        if rnd.completion_pending or (rnd.full_to == 0 and rnd.to > 0 and cfg.rules.half_bet_all_in_reopens):
+        if rnd.completion_pending or (
+            rnd.full_to == 0 and rnd.to > 0 and self.config.rules.half_bet_all_in_reopens
+        ):
             kind = "complete"
         elif rnd.to == 0:
             kind = "bet"
         else:
             kind = "raise"
         most = stack + s.bet
-        if len(targets) == 1:
-            amount = min(targets[0], most)
-            return _options(s.seat, (*first, _option(kind, amount, amount == most)), to_call)
         wagers = []
         for target in targets:
             amount = min(target, most)
@@ -1574,7 +1641,8 @@ class Hand:
         self.burned_this_street = self.burn_ahead
         self.burn_ahead = False
         self.street_start = len(self.events) + 1  # the input being applied is appended after this
-        self.phase = Phase.DEALING
+        self.phase = _DEALING
+        self._owed = self._owed_cards()
 
     # ------------------------------------------------------------ showdown
 
@@ -1730,31 +1798,54 @@ class Hand:
 
 # A board's strength and its words depend on the ranks of its up cards only, in any order
 # (engine.ranking), and the same few thousand sets of ranks come round hand after hand:
-# remembered by the sorted ranks.
+# remembered by the product of their rank primes (``Card.prime``, ``SeatState.up_key``),
+# one table for stud and stud-8 (high boards), one for razz (low boards).  An entry is the
+# board's value and whether it shows a pair (RRoP stud 4, stud 12, razz 5).
 _BOARD_MEMO_SIZE = 50_000
-_board_values: dict[tuple[bool, tuple[str, ...]], tuple[int, ...]] = {}
-_board_texts: dict[tuple[bool, tuple[str, ...]], str] = {}
+_NO_BOARD: tuple[tuple[int, ...], bool] = ((), False)  # nothing identified: it never acts first
+_BOARDS: tuple[dict[int, tuple[tuple[int, ...], bool]], ...] = ({1: _NO_BOARD}, {1: _NO_BOARD})
+_BOARD_TEXTS: tuple[dict[int, str], ...] = ({}, {})
 # Showdown words by hand value (``describe_high`` and ``describe_low`` read the value only);
 # a few thousand values at most.
 _high_words: dict[int, str] = {}
 _low_words: dict[int, str] = {}
 
 
+def _rank_key(cards: Iterable[Card]) -> int:
+    """The product of the cards' rank primes (``Card.prime``; the unknown card counts 1)."""
+    key = 1
+    for c in cards:
+        key *= c.prime
+    return key
+
+
 def _board_value(up: Sequence[Card], razz: bool) -> tuple[int, ...]:
     """``high_board_value`` (razz: ``low_board_value``) of identified up cards."""
-    key = (razz, tuple(sorted([c.rank for c in up])))
-    value = _board_values.get(key)
-    if value is None:
-        if len(_board_values) >= _BOARD_MEMO_SIZE:
-            _board_values.clear()
-        value = _board_values[key] = low_board_value(up) if razz else high_board_value(up)
-    return value
+    key = _rank_key(up)
+    entry = _BOARDS[razz].get(key)
+    if entry is None:
+        entry = _board_entry(key, up, razz)
+    return entry[0]
+
+
+def _board_entry(key: int, up: Sequence[Card], razz: bool) -> tuple[tuple[int, ...], bool]:
+    """``_BOARDS[razz][key]``, worked out from ``up``: the identified up cards whose rank
+    primes multiply to ``key``."""
+    memo = _BOARDS[razz]
+    if len(memo) >= _BOARD_MEMO_SIZE:
+        memo.clear()
+        memo[1] = _NO_BOARD
+    ranks = [c.rank for c in up]
+    value = (low_board_value(up) if razz else high_board_value(up)) if up else ()
+    entry = memo[key] = (value, len(set(ranks)) != len(ranks))
+    return entry
 
 
 def _board_words(up: Sequence[Card], razz: bool) -> str:
     """How the dealer names the board that acts first."""
-    key = (razz, tuple(sorted([c.rank for c in up])))
-    text = _board_texts.get(key)
+    key = _rank_key(up)
+    texts = _BOARD_TEXTS[razz]
+    text = texts.get(key)
     if text is None:
         if razz:
             text = f"{describe_board_low(up).capitalize()} acts first"
@@ -1762,9 +1853,9 @@ def _board_words(up: Sequence[Card], razz: bool) -> str:
             desc = describe_board_high(up)
             desc = desc.removesuffix(" high")  # "ace-king is high", not "ace-king high is high"
             text = f"{desc.capitalize()} is high"
-        if len(_board_texts) >= _BOARD_MEMO_SIZE:
-            _board_texts.clear()
-        _board_texts[key] = text
+        if len(texts) >= _BOARD_MEMO_SIZE:
+            texts.clear()
+        texts[key] = text
     return text
 
 
