@@ -46,6 +46,8 @@ def register(sub: Any) -> None:
     demo.add_argument("--drill", choices=("shoe-cable", "broker-restart", "premature-card", "engine-kill",
                                           "exposed-holecard", "card-off-table", "camera-stall"),
                       help="make one thing go wrong mid-hand, on purpose")
+    demo.add_argument("--processes", action="store_true",
+                      help="run the engine and the shoe bridge as their own processes (the camera always is one)")
     demo.add_argument("--no-camera", action="store_true",
                       help="leave out the simulated overhead camera and the vision service (the shoe alone)")
     demo.add_argument("--autoplay", action="store_true",
@@ -98,7 +100,8 @@ def _demo(args: argparse.Namespace) -> int:
     logging.basicConfig(level=logging.INFO if args.verbose else logging.ERROR,
                         format="%(asctime)s %(name)s %(levelname)s %(message)s", stream=sys.stderr)
     opts = DemoOptions(seed=args.seed, variant=args.variant, players=args.players, drill=args.drill,
-                       workdir=args.keep, camera=not args.no_camera)
+                       workdir=args.keep, camera=not args.no_camera,
+                       processes=args.processes)
     narrate = None
     if not args.headless:
         ok, why = display_available()

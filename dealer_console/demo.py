@@ -116,6 +116,8 @@ class DemoOptions:
     engine_process: bool = False  # run the engine as a `studtable engine` process (engine-kill needs it)
     workdir: Path | None = None  # keep the broker config, store and pty here (default: a temp dir)
     camera: bool = True  # the simulated overhead camera and the vision service reading it
+    bridge_process: bool = False  # run the shoe bridge as a `studtable bridge` process (else a thread here)
+    processes: bool = False  # engine and bridge as their own processes, as a real table runs them
     camera_fps: float = 12.0
 
     def check(self) -> None:
@@ -130,6 +132,8 @@ class DemoOptions:
             raise DemoError(f"unknown drill {self.drill!r}; drills: {', '.join(DRILLS)}")
         if self.drill == "engine-kill":
             self.engine_process = True
+        if self.processes:
+            self.engine_process = self.bridge_process = True
         if self.drill in CAMERA_DRILLS and not self.camera:
             raise DemoError(f"the {self.drill} drill needs the camera (leave out --no-camera)")
         if self.hands < 1:
@@ -270,6 +274,49 @@ class ProcessEngine:
             return ""
 
 
+class ProcessBridge:
+    """``studtable bridge --config FILE`` as a child process reading the simulator's pty."""
+
+    def __init__(self, directory: Path, deck: Any, port: Path, table: str, broker: Broker) -> None:
+        from firmware_bridge.deck import DeckRegistry
+
+        DeckRegistry(directory / "decks").save(deck, replace=True)
+        user, password = broker.login(Role.BRIDGE)
+        self.path = directory / "bridge.toml"
+        self.path.write_text(
+            f"table = {_toml_value(table)}\nport = {_toml_value(port)}\ndeck = {_toml_value(deck.name)}\n"
+            f"decks_dir = {_toml_value(directory / 'decks')}\ndevice = {_toml_value(SHOE_DEVICE)}\n"
+            f"broker = {_toml_value(f'{broker.host}:{broker.port}')}\nuser = {_toml_value(user)}\n"
+            f"password = {_toml_value(password)}\nstate_file = {_toml_value(directory / 'bridge.session')}\n",
+            "utf-8")
+        os.chmod(self.path, 0o600)  # it holds the bridge's broker password
+        self.log_path = directory / "bridge.log"
+        self.proc: subprocess.Popen[bytes] | None = None
+
+    def start(self) -> ProcessBridge:
+        with open(self.log_path, "ab") as logf:
+            self.proc = subprocess.Popen([sys.executable, "-m", "engine.cli", "bridge", "--config", str(self.path)],
+                                         stdout=logf, stderr=subprocess.STDOUT)
+        return self
+
+    def stop(self) -> None:
+        if self.proc is not None and self.proc.poll() is None:
+            self.proc.send_signal(signal.SIGTERM)
+            try:
+                self.proc.wait(10)
+            except subprocess.TimeoutExpired:
+                self.proc.kill()
+                self.proc.wait()
+        self.proc = None
+
+    @property
+    def problems(self) -> str:
+        try:
+            return self.log_path.read_text("utf-8", "replace")[-1000:]
+        except FileNotFoundError:
+            return ""
+
+
 # ----------------------------------------------------------------------------- what the console sees
 
 
@@ -398,13 +445,16 @@ class TableStack:
         self.sim = ShoeSimulator(self.deck, pty_link=self.dir / "ttyShoe", seed=opts.seed).start()
         self.sim.on_draw = self._drawn
         user, password = self.broker.login(Role.BRIDGE)
-        self.publisher = BusPublisher(host=self.broker.host, port=self.broker.port, username=user,
-                                      password=password, table=opts.table, device=SHOE_DEVICE, session=1)
-        self.publisher.start()
-        core = BridgeCore(opts.table, SHOE_DEVICE, 1, Resolver([self.deck], "demo"), self.publisher)
-        self.bridge = SerialBridge(self.sim.url, core, reconnect_interval=0.2).start()
-        if not self.publisher.wait_connected(15):
-            raise DemoError(f"the shoe bridge did not reach the broker; problems: {self.bridge.problems}")
+        if opts.bridge_process:
+            self.bridge = ProcessBridge(self.dir, self.deck, self.dir / "ttyShoe", opts.table, self.broker).start()
+        else:
+            self.publisher = BusPublisher(host=self.broker.host, port=self.broker.port, username=user,
+                                          password=password, table=opts.table, device=SHOE_DEVICE, session=1)
+            self.publisher.start()
+            core = BridgeCore(opts.table, SHOE_DEVICE, 1, Resolver([self.deck], "demo"), self.publisher)
+            self.bridge = SerialBridge(self.sim.url, core, reconnect_interval=0.2).start()
+            if not self.publisher.wait_connected(15):
+                raise DemoError(f"the shoe bridge did not reach the broker; problems: {self.bridge.problems}")
         self.watch.wait(lambda: self.watch.avail.get(SHOE_DEVICE) is True, 15, "the shoe to come online")
         if opts.camera:
             from dealer_console.demo_camera import CAMERA_DEVICE, CameraProcess, CameraUnavailable
@@ -806,13 +856,14 @@ class SimulatedTable:
         self.say.say("  DRILL broker-restart: stopping the broker mid-hand")
         t0 = time.monotonic()
         console, publisher = self.stack.console, self.stack.publisher
-        assert console is not None and publisher is not None
+        assert console is not None
         self.stack.broker.stop()
         w.wait(lambda: not console.connected, 10, "the console to see the broker go")
         self.watch.stopping.wait(1.0)  # a second with no broker at all
         self.stack.broker.start()
         restarted = time.monotonic() - t0
-        w.wait(lambda: console.connected and publisher.bus.connected, 20,
+        w.wait(lambda: console.connected and (publisher.bus.connected if publisher is not None
+                                              else w.avail.get(SHOE_DEVICE) is True), 20,
                "the console and the shoe bridge to reconnect")
         self.stack.probe_engine()
         resumed = time.monotonic() - t0
@@ -1094,6 +1145,7 @@ def summary(table: SimulatedTable, stack: TableStack, opts: DemoOptions, elapsed
         "latency_ms": {"card_drawn_to_state": latency_summary(table.latencies)},
         "broker": "amqtt (embedded)" if getattr(stack.broker, "kind", "") == "amqtt" else getattr(stack.broker, "kind", "external"),
         "engine": "process" if opts.engine_process else "thread",
+        "bridge": "process" if opts.bridge_process else "thread",
         "camera": camera_summary(table, stack),
         "elapsed_s": round(elapsed, 2),
         "failures": failures,
