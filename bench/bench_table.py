@@ -35,7 +35,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 import paho.mqtt.client as mqtt
 from paho.mqtt.enums import CallbackAPIVersion
 
-from dealer_console.demo import DemoOptions, EmbeddedAmqtt, SimulatedTable, TableStack, latency_summary
+from dealer_console.demo import DemoOptions, SimulatedTable, TableStack, embedded_broker, latency_summary
 from engine.broker.config import write_config
 from engine.broker.embedded import free_port
 from engine.bus import _no_delay
@@ -110,12 +110,12 @@ def broker_round_trip(broker: Any, n: int) -> list[float]:
     return out
 
 
-def run(kind: str, hands: int, floor_n: int, seed: int) -> dict[str, Any]:
+def run(kind: str, hands: int, floor_n: int, seed: int, camera: bool) -> dict[str, Any]:
     work = Path(tempfile.mkdtemp(prefix="bench-table-"))
-    broker: Any = EmbeddedAmqtt(work / "broker").start() if kind == "amqtt" else Mosquitto(work / "mq").start()
+    broker: Any = embedded_broker(work / "broker").start() if kind == "amqtt" else Mosquitto(work / "mq").start()
     try:
         before = broker_round_trip(broker, floor_n)
-        opts = DemoOptions(hands=hands, seed=seed, workdir=work / "table")
+        opts = DemoOptions(hands=hands, seed=seed, workdir=work / "table", camera=camera)
         opts.check()
         stack = TableStack(opts, broker=broker).start()
         table = SimulatedTable(stack, opts)
@@ -128,6 +128,7 @@ def run(kind: str, hands: int, floor_n: int, seed: int) -> dict[str, Any]:
         after = broker_round_trip(broker, floor_n)
         return {
             "broker": kind,
+            "camera": camera,
             "hands": len(table.verified),
             "failures": table.failures,
             "card_drawn_to_console_state_ms": latency_summary(table.latencies),
@@ -146,6 +147,8 @@ def main() -> int:
     ap.add_argument("--floor", type=int, default=500, help="broker round trips before and after the table")
     ap.add_argument("--seed", type=int, default=1)
     ap.add_argument("--json", action="store_true", help="print the results as JSON lines")
+    ap.add_argument("--camera", choices=("off", "on", "both"), default="both",
+                    help="also run the simulated camera and the vision service (its own process) beside the table")
     args = ap.parse_args()
     ok = True
     # One card-drawn frame at 115200 baud, 10 bits a byte: what the serial link alone costs.
@@ -154,9 +157,12 @@ def main() -> int:
 
     frame = encode_frame(1, m.Kind.CARD_DRAWN, m.CardDrawn(1, bytes(7), 200).encode())
     wire_ms = len(frame) * 10 / 115200 * 1000
-    for kind in args.brokers.split(","):
+    cameras = {"off": [False], "on": [True], "both": [False, True]}[args.camera]
+    runs = [(kind.strip(), cam) for cam in cameras for kind in args.brokers.split(",")]
+    print(f"load average before: {os.getloadavg()[0]:.2f} on {os.cpu_count()} cores")
+    for kind, cam in runs:
         try:
-            res = run(kind.strip(), args.hands, args.floor, args.seed)
+            res = run(kind, args.hands, args.floor, args.seed, cam)
         except FileNotFoundError as exc:
             print(f"{kind}: skipped ({exc})")
             continue
@@ -166,7 +172,7 @@ def main() -> int:
         lat, flo = res["card_drawn_to_console_state_ms"], res["broker_round_trip_ms"]
         goal = lat["p99"] is not None and lat["p99"] < 25
         ok &= goal and not res["failures"]
-        print(f"{kind:9s} card drawn -> console state: n={lat['n']} p50={lat['p50']} ms p99={lat['p99']} ms "
+        print(f"{kind:9s} camera {'on ' if cam else 'off'} card drawn -> console state: n={lat['n']} p50={lat['p50']} ms p99={lat['p99']} ms "
               f"max={lat['max']} ms ({'meets' if goal else 'MISSES'} p99 < 25 ms); "
               f"broker round trip (floor): p50={flo['p50']} ms p99={flo['p99']} ms; "
               f"card frame on the wire ~{wire_ms:.2f} ms; {res['hands']} hands verified, "

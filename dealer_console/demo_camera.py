@@ -18,7 +18,9 @@ Only the capture is a fake; everything from the frame on is the production code.
 
 from __future__ import annotations
 
+import contextlib
 import logging
+import os
 import threading
 import time
 from pathlib import Path
@@ -318,6 +320,11 @@ def _camera_main(conn: Any, login: dict[str, Any], table: str, seats: int, seed:
     from types import SimpleNamespace
 
     logging.basicConfig(level=log_level, format="%(asctime)s %(name)s %(levelname)s %(message)s")
+    # The camera is a second opinion next to the shoe; the shoe -> engine -> console path is what the
+    # dealer waits on.  On a shared machine the vision service yields the CPU to it (a real table runs
+    # it with Nice=10 in its systemd unit, or on its own core; docs/deploy.md).
+    with contextlib.suppress(OSError):
+        os.nice(10)
 
     broker = SimpleNamespace(host=login["host"], port=login["port"],
                              login=lambda role: (login["user"], login["password"]))
