@@ -48,10 +48,23 @@ Drills (``--drill``) make one thing go wrong mid-hand, on purpose:
                     SIGKILL mid-hand, a card is drawn while it is dead, it is
                     started again, replays its store and the hand goes on.
 
-The camera is not simulated here: ``vision.scene.render_scene`` draws random
-tables from a seed, not a given table state, and the detector's ~30 ms per
-1080p frame (times the frames the tracker needs to debounce each change)
-would not fit the headless test budget on a shared 2-core machine anyway.
+``exposed-holecard``  the dealer deals a seat's first hole card face up; the shoe says it went
+                    down, only the camera sees it face up; ``stud.exposed-holecard`` (RRoP
+                    stud 5): it plays as the up card and the seat's other cards come down.
+``card-off-table``  the first hole card flies off the felt onto the rail; the camera reports it
+                    off the felt; ``stud.card-off-table`` (RRoP stud 11): it plays as exposed.
+``camera-stall``    the camera stops delivering frames mid-hand; the vision service's frame
+                    watchdog says offline; the engine prompts ``source.offline``; the hand goes
+                    on with the shoe; frames return a street later and the camera catches up.
+
+The camera (``demo_camera``): ``vision.camera_sim.TableCamera`` draws the felt as the dealer
+lays each card (a fixed camera pose, real Aisleriot art, fresh sensor noise every frame), and
+the production vision pipeline reads those frames in its own process (enrolled deck,
+calibration from the printed markers, ``Detector``, ``Tracker``, ``VisionCore``) and publishes
+on the bus as ``cam-1``.  At the end of every hand the service's stable view is compared with
+what lies on the felt; the summary reports it (a camera misread is reported, not a failed hand:
+the shoe is the deal's source of truth).  With ``processes`` the engine and the shoe bridge run
+as ``studtable engine`` and ``studtable bridge`` processes too.
 """
 
 from __future__ import annotations
