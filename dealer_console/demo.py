@@ -242,20 +242,18 @@ class ThreadEngine:
         return None
 
 
-class ProcessEngine:
-    """``studtable engine --config FILE`` as a child process (what a real table runs)."""
+class ChildProcess:
+    """A ``studtable`` subcommand as a child process with its log in the demo's directory."""
 
-    def __init__(self, config: Mapping[str, Any], directory: Path) -> None:
-        self.path = directory / "engine.toml"
-        self.path.write_text(engine_config_toml(config), "utf-8")
-        os.chmod(self.path, 0o600)  # it holds the engine's broker password
-        self.log_path = directory / "engine.log"
+    def __init__(self, args: list[str], log_path: Path) -> None:
+        self.args = args
+        self.log_path = log_path
         self.proc: subprocess.Popen[bytes] | None = None
         self.starts = 0
 
     def start(self) -> None:
         with open(self.log_path, "ab") as logf:
-            self.proc = subprocess.Popen([sys.executable, "-m", "engine.cli", "engine", "--config", str(self.path)],
+            self.proc = subprocess.Popen([sys.executable, "-m", "engine.cli", *self.args],
                                          stdout=logf, stderr=subprocess.STDOUT)
         self.starts += 1
 
@@ -287,7 +285,21 @@ class ProcessEngine:
             return ""
 
 
-class ProcessBridge:
+def _private_file(path: Path, text: str) -> Path:
+    path.write_text(text, "utf-8")
+    os.chmod(path, 0o600)  # it holds a broker password
+    return path
+
+
+class ProcessEngine(ChildProcess):
+    """``studtable engine --config FILE`` as a child process (what a real table runs)."""
+
+    def __init__(self, config: Mapping[str, Any], directory: Path) -> None:
+        self.path = _private_file(directory / "engine.toml", engine_config_toml(config))
+        super().__init__(["engine", "--config", str(self.path)], directory / "engine.log")
+
+
+class ProcessBridge(ChildProcess):
     """``studtable bridge --config FILE`` as a child process reading the simulator's pty."""
 
     def __init__(self, directory: Path, deck: Any, port: Path, table: str, broker: Broker) -> None:
@@ -295,39 +307,16 @@ class ProcessBridge:
 
         DeckRegistry(directory / "decks").save(deck, replace=True)
         user, password = broker.login(Role.BRIDGE)
-        self.path = directory / "bridge.toml"
-        self.path.write_text(
-            f"table = {_toml_value(table)}\nport = {_toml_value(port)}\ndeck = {_toml_value(deck.name)}\n"
-            f"decks_dir = {_toml_value(directory / 'decks')}\ndevice = {_toml_value(SHOE_DEVICE)}\n"
-            f"broker = {_toml_value(f'{broker.host}:{broker.port}')}\nuser = {_toml_value(user)}\n"
-            f"password = {_toml_value(password)}\nstate_file = {_toml_value(directory / 'bridge.session')}\n",
-            "utf-8")
-        os.chmod(self.path, 0o600)  # it holds the bridge's broker password
-        self.log_path = directory / "bridge.log"
-        self.proc: subprocess.Popen[bytes] | None = None
-
-    def start(self) -> ProcessBridge:
-        with open(self.log_path, "ab") as logf:
-            self.proc = subprocess.Popen([sys.executable, "-m", "engine.cli", "bridge", "--config", str(self.path)],
-                                         stdout=logf, stderr=subprocess.STDOUT)
-        return self
-
-    def stop(self) -> None:
-        if self.proc is not None and self.proc.poll() is None:
-            self.proc.send_signal(signal.SIGTERM)
-            try:
-                self.proc.wait(10)
-            except subprocess.TimeoutExpired:
-                self.proc.kill()
-                self.proc.wait()
-        self.proc = None
+        settings = {"table": table, "port": port, "deck": deck.name, "decks_dir": directory / "decks",
+                    "device": SHOE_DEVICE, "broker": f"{broker.host}:{broker.port}", "user": user,
+                    "password": password, "state_file": directory / "bridge.session"}
+        self.path = _private_file(directory / "bridge.toml",
+                                  "".join(f"{k} = {_toml_value(v)}\n" for k, v in settings.items()))
+        super().__init__(["bridge", "--config", str(self.path)], directory / "bridge.log")
 
     @property
     def problems(self) -> str:
-        try:
-            return self.log_path.read_text("utf-8", "replace")[-1000:]
-        except FileNotFoundError:
-            return ""
+        return self.log_tail()[-1000:]
 
 
 # ----------------------------------------------------------------------------- what the console sees
@@ -459,7 +448,8 @@ class TableStack:
         self.sim.on_draw = self._drawn
         user, password = self.broker.login(Role.BRIDGE)
         if opts.bridge_process:
-            self.bridge = ProcessBridge(self.dir, self.deck, self.dir / "ttyShoe", opts.table, self.broker).start()
+            self.bridge = ProcessBridge(self.dir, self.deck, self.dir / "ttyShoe", opts.table, self.broker)
+            self.bridge.start()
         else:
             self.publisher = BusPublisher(host=self.broker.host, port=self.broker.port, username=user,
                                           password=password, table=opts.table, device=SHOE_DEVICE, session=1)
