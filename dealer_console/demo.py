@@ -410,7 +410,8 @@ class TableStack:
         self.recorder: BusClient | None = None
         self.draw_times: dict[bytes, float] = {}
         self._probe_no = 0
-        self.camera: Any = None  # dealer_console.demo_camera.CameraService
+        self.camera: Any = None  # dealer_console.demo_camera.CameraProcess
+        self.camera_skipped: str | None = None  # why the camera could not run here
 
     # -- life cycle -----------------------------------------------------------------
     def start(self) -> TableStack:
@@ -466,8 +467,14 @@ class TableStack:
                 self.camera = CameraProcess(self.broker, opts.table, opts.players, seed=opts.seed,
                                             cache=_cache_dir(), fps=opts.camera_fps).start()
             except CameraUnavailable as exc:
-                raise DemoError(str(exc)) from exc
-            self.watch.wait(lambda: self.watch.avail.get(CAMERA_DEVICE) is True, 15, "the camera to come online")
+                if opts.drill in CAMERA_DRILLS:
+                    raise DemoError(f"the {opts.drill} drill needs the camera: {exc}") from exc
+                # The table runs without it (the shoe is the deal's source), and says why.
+                self.camera_skipped = str(exc)
+                log.error("demo: no camera: %s; the table runs with the shoe alone", exc)
+            else:
+                self.watch.wait(lambda: self.watch.avail.get(CAMERA_DEVICE) is True, 15,
+                                "the camera to come online")
         self.watch.wait(lambda: self.watch.state is not None and self.watch.state.get("hand_id") is not None,
                         20, "the engine's first table state")
 
@@ -1158,7 +1165,7 @@ def summary(table: SimulatedTable, stack: TableStack, opts: DemoOptions, elapsed
 def camera_summary(table: SimulatedTable, stack: TableStack) -> dict[str, Any] | None:
     cam = stack.camera
     if cam is None:
-        return None
+        return {"skipped": stack.camera_skipped} if stack.camera_skipped else None
     checks = table.camera_checks
     try:
         stats = cam.stats()

@@ -101,16 +101,27 @@ class SimulatedCapture:
             return self._frame, self._taken_at
 
 
+def check_card_art(art_dir: Path) -> None:
+    """The camera simulator draws real card art: Debian's gnome-cards-data, rendered by rsvg-convert."""
+    import shutil
+
+    missing = [what for what, ok in ((f"{art_dir} (gnome-cards-data)", art_dir.is_dir()),
+                                     ("rsvg-convert (librsvg2-bin)", shutil.which("rsvg-convert") is not None))
+               if not ok]
+    if missing:
+        raise CameraUnavailable(
+            f"the camera simulator draws real card art and {' and '.join(missing)} "
+            f"{'is' if len(missing) == 1 else 'are'} missing: sudo apt install gnome-cards-data librsvg2-bin "
+            "(or run with --no-camera)")
+
+
 def _deck_model(cache: Path) -> tuple[Any, Any]:
     """The demo deck's faces (Aisleriot art) and its enrollment, cached next to the face images."""
     from vision.deck import EnrollmentError, enroll, load, read_face_dir, save
     from vision.deckart import AISLERIOT_DIR, DeckArtError, face_dir
     from vision.scene import FaceSet
 
-    if not AISLERIOT_DIR.is_dir():
-        raise CameraUnavailable(
-            "the camera simulator draws real card art from Debian's gnome-cards-data "
-            f"({AISLERIOT_DIR} is missing): apt install gnome-cards-data librsvg2-bin, or run with --no-camera")
+    check_card_art(AISLERIOT_DIR)
     try:
         d = face_dir(DECK_ART)
     except DeckArtError as exc:
@@ -276,6 +287,9 @@ class CameraProcess:
         self.capture = _Proxy(self._remote, "capture.", ("stall", "resume"))
 
     def start(self, timeout: float = 60.0) -> CameraProcess:
+        from vision.deckart import AISLERIOT_DIR
+
+        check_card_art(AISLERIOT_DIR)  # say so here, before a process is started for nothing
         self._proc.start()
         conn = self._remote._conn
         if not conn.poll(timeout):

@@ -78,3 +78,17 @@ def test_camera_stall_mid_hand_is_a_prompt_and_the_hand_completes() -> None:
 def test_camera_drills_need_the_camera() -> None:
     with pytest.raises(DemoError, match="needs the camera"):
         DemoOptions(drill="camera-stall", camera=False).check()
+
+
+def test_without_card_art_the_table_runs_on_the_shoe_and_says_why(monkeypatch: pytest.MonkeyPatch,
+                                                                    tmp_path: Any) -> None:
+    import vision.deckart
+
+    monkeypatch.setattr(vision.deckart, "AISLERIOT_DIR", tmp_path / "no-cards-here")
+    result = run_demo(DemoOptions(hands=1, seed=2, players=3))
+    assert_table_ok(result, 1, players=3)
+    assert "gnome-cards-data" in result["camera"]["skipped"]
+    assert "apt install" in result["camera"]["skipped"]
+    # A drill that only the camera can see cannot run without it, and says so.
+    result = run_demo(DemoOptions(hands=1, seed=2, drill="exposed-holecard"))
+    assert result["ok"] is False and any("needs the camera" in f for f in result["failures"])
