@@ -149,6 +149,8 @@ class EngineCore:
         self.tracker = SourceTracker()
         self.devices: dict[str, bool] = {}
         self.last_error: dict[str, Any] | None = None
+        #: the key of the last input applied, shown on public/state so a sender sees it was taken
+        self.last_input: dict[str, Any] | None = None
         self.finished: list[Hand] = []
 
     def setup_inputs(self) -> list[dict[str, Any]]:
@@ -161,8 +163,15 @@ class EngineCore:
             inputs.append({"kind": "table", "op": "start_hand"})
         return inputs
 
-    def apply(self, source: str, inp: Mapping[str, Any]) -> FloorOutputs | None:
-        """Apply an input; a refused one is remembered for the dealer's screen and changes nothing."""
+    def apply(
+        self, source: str, inp: Mapping[str, Any], session: int | None = None, seq: int | None = None
+    ) -> FloorOutputs | None:
+        """Apply an input; a refused one is remembered for the dealer's screen and changes nothing.
+
+        ``session`` and ``seq`` (a device's input) become the state's ``input``; the engine's own
+        inputs (seating from the config, the next hand started by itself) leave it as it was."""
+        if source != ENGINE_SOURCE:
+            self.last_input = {"source": source, "session": session, "seq": seq}
         try:
             out = self.floor.handle(inp)
         except FloorError as exc:
@@ -188,6 +197,7 @@ class EngineCore:
             "prompts": self.floor.open_prompts(),
             "devices": {d: {"online": up} for d, up in sorted(self.devices.items())},
             "last_error": self.last_error,
+            "input": self.last_input,
             "shoe_active": self.floor.shoe_active,
             "camera_active": self.floor.camera_active,
         }
@@ -236,6 +246,7 @@ class EngineService:
         self.store = open_store(config.store, config.table)
         self._lock = threading.RLock()
         self._bus: Any = None
+        self._prompts_sent: list[dict[str, Any]] | None = None
         self.session = 1
         self.replayed = 0
         self.started_at = time.monotonic()
@@ -248,7 +259,7 @@ class EngineService:
         for ev in self.store.events():
             if ev.kind in ("engine_start", NOTE):
                 continue
-            self.core.apply(ev.source, ev.payload)
+            self.core.apply(ev.source, ev.payload, ev.session, ev.seq)
             count += 1
         for source, (session, seq) in heads.items():
             if source != ENGINE_SOURCE:
@@ -269,8 +280,9 @@ class EngineService:
         return self._engine_seq
 
     def _accept_own(self, inp: dict[str, Any]) -> FloorOutputs | None:
-        self.store.append(ENGINE_SOURCE, self.session, self._next_seq(), str(inp["kind"]), inp)
-        return self.core.apply(ENGINE_SOURCE, inp)
+        seq = self._next_seq()
+        self.store.append(ENGINE_SOURCE, self.session, seq, str(inp["kind"]), inp)
+        return self.core.apply(ENGINE_SOURCE, inp, self.session, seq)
 
     # -- bus ------------------------------------------------------------------------
     def start(self, wait: float = 10.0) -> EngineService:
@@ -297,8 +309,7 @@ class EngineService:
         )
         for channel in (Channel.SHOE, Channel.VISION, Channel.COMMAND, Channel.AVAIL):
             self._bus.subscribe(channel)
-        self._bus.start(wait=wait)
-        self.publish()
+        self._bus.start(wait=wait)  # _on_connection publishes the state and the prompts
         return self
 
     def stop(self) -> None:
@@ -307,10 +318,11 @@ class EngineService:
         self.store.close()
 
     def _on_connection(self, up: bool) -> None:
-        # After a broker restart the retained state may be gone (amqtt keeps nothing): say it again.
+        # At every connect: the first, and after a broker restart, when the retained state may be
+        # gone (amqtt keeps nothing): say it (again).
         if up and self._bus is not None:
             with self._lock:
-                self.publish()
+                self.publish(again=True)
 
     def _on_message(self, msg: Message) -> None:
         with self._lock:
@@ -344,17 +356,21 @@ class EngineService:
         if tracked.verdict is Verdict.GAP and msg.channel in (Channel.SHOE, Channel.VISION):
             missing = tracked.missing[1] - tracked.missing[0] + 1 if tracked.missing else 1
             self._accept_own({"kind": "source", "device": msg.source, "status": "gap", "missing": missing})
-        out = self.core.apply(msg.source, inp)
+        out = self.core.apply(msg.source, inp, msg.session, msg.seq)
         self._after(out)
 
     def _after(self, out: FloorOutputs | None) -> None:
-        for hand in self.core.finished:
-            self._record(hand)
+        finished = self.core.finished[:]
         self.core.finished.clear()
         nxt = self.core.next_hand_input()
         if nxt is not None:
-            self._accept_own(nxt)
+            self._accept_own(nxt)  # stored before the state that shows the new hand
+        # One state per input, so a console never sees the table step back: a consumer that
+        # got "hand 2 dealing" and then a late "hand 1 complete" would be stuck.
         self.publish()
+        # The hand log is a view of the event log (already stored), so it need not hold up the state.
+        for hand in finished:
+            self._record(hand)
 
     def _record(self, hand: Hand) -> None:
         from engine.store import HandRecord
@@ -368,8 +384,13 @@ class EngineService:
             self._bus.publish(Channel.HISTORY, "hand", hand=rec["hand"], variant=rec["variant"],
                               events=rec["events"], phh=rec["phh"])
 
-    def publish(self) -> None:
+    def publish(self, *, again: bool = False) -> None:
+        """Publish the state; and the open prompts when they changed (or ``again``: at start and
+        after a reconnect, when the broker may have lost its retained copy)."""
         if self._bus is None:
             return
         self._bus.publish(Channel.STATE, "state", state=self.core.state())
-        self._bus.publish(Channel.PROMPT, "prompts", open=self.core.prompts())
+        prompts = self.core.prompts()
+        if again or prompts != self._prompts_sent:
+            self._bus.publish(Channel.PROMPT, "prompts", open=prompts)
+            self._prompts_sent = prompts

@@ -63,6 +63,10 @@ class StudtableAclPlugin(BaseTopicPlugin):  # type: ignore[misc]
     def __init__(self, context: Any) -> None:
         super().__init__(context)
         self._acl = parse_acl(Path(self.config.acl_file).read_text("utf-8"))
+        # The rules are read once and never change while the broker runs, so a verdict can be
+        # remembered: every message is checked once on publish and once per subscriber on
+        # delivery, always for the same few (user, client, topic) triples.
+        self._verdicts: dict[tuple[str, str, str, Any], bool] = {}
 
     async def topic_filtering(
         self, *, session: Any = None, topic: str | None = None, action: Any = None
@@ -70,6 +74,16 @@ class StudtableAclPlugin(BaseTopicPlugin):  # type: ignore[misc]
         if session is None or not topic:
             return False
         user, client = session.username, session.client_id
+        key = (user, client, topic, action)
+        verdict = self._verdicts.get(key)
+        if verdict is None:
+            verdict = self._check(user, client, topic, action)
+            if len(self._verdicts) >= _VERDICTS_KEPT:
+                self._verdicts.clear()
+            self._verdicts[key] = verdict
+        return verdict
+
+    def _check(self, user: str, client: str, topic: str, action: Any) -> bool:
         if action == Action.PUBLISH:
             return self._acl.may_publish(user, client, topic)
         if action == Action.SUBSCRIBE:
@@ -77,3 +91,7 @@ class StudtableAclPlugin(BaseTopicPlugin):  # type: ignore[misc]
         if action == Action.RECEIVE:
             return self._acl.may_receive(user, client, topic)
         return False
+
+
+#: Remembered ACL verdicts; a broker with more distinct (user, client, topic) triples starts over.
+_VERDICTS_KEPT = 10_000

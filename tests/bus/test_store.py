@@ -150,3 +150,31 @@ def test_append_is_durable_before_return(tmp_path: Path) -> None:
 def test_unwritable_location_names_the_path(tmp_path: Path) -> None:
     with pytest.raises(StoreError, match="missing/dir"):
         SqliteStore(tmp_path / "missing" / "dir" / "e.db", "t1")
+
+
+def test_checkpoints_happen_off_the_append_path(tmp_path: Path) -> None:
+    """An append never checkpoints (one WAL fsync); a thread copies the WAL into the database soon after."""
+    import time
+
+    path = tmp_path / "e.db"
+    with SqliteStore(path, "t1") as s:
+        assert s._conn.execute("PRAGMA wal_autocheckpoint").fetchone()[0] == 0
+        size = path.stat().st_size
+        for seq in range(1, 201):
+            s.append("shoe-1", 1, seq, "card_drawn", {"card": "Ah", "pad": "x" * 200})
+        deadline = time.monotonic() + 10
+        while path.stat().st_size == size and time.monotonic() < deadline:
+            time.sleep(0.05)
+        assert path.stat().st_size > size  # the rows reached the database file without a close
+        # The WAL is all copied: a reader that ignores it (immutable) sees every row.
+        conn = sqlite3.connect(f"file:{path}?immutable=1", uri=True)
+        deadline = time.monotonic() + 10
+        while conn.execute("SELECT COUNT(*) FROM events").fetchone()[0] < 200 and time.monotonic() < deadline:
+            time.sleep(0.1)
+            conn.close()
+            conn = sqlite3.connect(f"file:{path}?immutable=1", uri=True)
+        assert conn.execute("SELECT COUNT(*) FROM events").fetchone()[0] == 200
+        conn.close()
+        s.append("shoe-1", 1, 201, "card_drawn", {"card": "Kd"})
+    with SqliteStore(path, "t1") as again:
+        assert [e.seq for e in again.events()][-1] == 201

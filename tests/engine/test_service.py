@@ -246,3 +246,34 @@ def test_a_flood_of_malformed_messages_does_not_stop_the_hand(table: Any) -> Non
     for c in (raw_bridge, raw_console, monitor):
         c.close()
     bridge.stop()
+
+
+def test_each_state_names_its_input_and_prompts_go_out_when_they_change(table: Any) -> None:
+    """public/state says which device input it follows (a sender can match its command to the
+    state it caused); dealer/prompt is republished only when the open prompts change."""
+    broker = table[0]
+    console_rx = TestClient(broker, "console")
+    assert console_rx.connected()
+    console_rx.subscribe([wire.topic(TABLE, Channel.STATE), wire.topic(TABLE, Channel.PROMPT)])
+    assert console_rx.wait(lambda: any(r.topic.endswith("/dealer/prompt") for r in console_rx.received))
+    time.sleep(0.3)
+    prompts_before = sum(r.topic.endswith("/dealer/prompt") for r in console_rx.received)
+    bridge = client(broker, "bridge", "shoe-1")
+    deck = [str(c) for c in DECK]
+    for k in range(9):
+        draw(bridge, k + 1, deck[k * 3])
+    state = wait_state(console_rx, lambda s: s["phase"] == "betting")
+    assert state["input"] == {"source": "shoe-1", "session": 1, "seq": 9}
+    console = client(broker, "console", "console-1")
+    msg = console.publish(Channel.COMMAND, "action", seat=state["to_act"], action="bring_in", amount=2)
+    state = wait_state(console_rx, lambda s: s["pot"] == 5)
+    assert state["input"] == {"source": "console-1", "session": 1, "seq": msg.seq}
+    states = [json.loads(r.payload)["state"] for r in console_rx.received if r.topic.endswith("/public/state")]
+    # One state per card, in order (a state republished for another reason names the same input).
+    seqs = [s["input"]["seq"] for s in states if s["input"] and s["input"]["source"] == "shoe-1"]
+    assert seqs == sorted(seqs) and set(seqs) == set(range(1, 10))
+    # Ten inputs and no prompt opened or closed: no prompts message.
+    assert sum(r.topic.endswith("/dealer/prompt") for r in console_rx.received) == prompts_before
+    console.stop()
+    bridge.stop()
+    console_rx.close()
