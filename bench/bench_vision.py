@@ -2,6 +2,7 @@
 
     python bench/bench_vision.py                 # the full run (a few minutes)
     python bench/bench_vision.py --scenes 4 --frames 40   # a quick look
+    python bench/bench_vision.py --dev --jobs 2   # development: tuning decks only, ours only, no speed run
 
 What it measures, all in one run:
 
@@ -93,27 +94,53 @@ class WholeCardBaseline:
         return out
 
 
-def accuracy(decks: list[str], scenes: int, seed0: int) -> tuple[Score, Score, dict[str, Score]]:
+def _one_deck(deck: str, scenes: int, seed0: int, baseline: bool) -> tuple[str, Score, Score]:
+    d = face_dir(deck)
+    faces, back = read_face_dir(d)
+    model = enroll(faces, back, deck)
+    fs = FaceSet.load(d)
+    sc_deck, base = Score(), Score()
+    for k in range(scenes):
+        scene = render_scene(fs, seed0 + k)
+        calib = calibrate(scene.image, scene.layout)
+        det = Detector(model, calib)
+        sc_deck.add(score_scene(scene, det.detect(scene.image)))
+        if baseline:
+            base.add(score_scene(scene, WholeCardBaseline(det, faces, back).detect(scene.image)))
+    sc_deck.errors = [f"{deck}: {e}" for e in sc_deck.errors]
+    return deck, sc_deck, base
+
+
+def _one_deck_star(args: tuple[str, int, int, bool]) -> tuple[str, Score, Score]:
+    cv2.setNumThreads(1)
+    return _one_deck(*args)
+
+
+def accuracy(decks: list[str], scenes: int, seed0: int, baseline: bool = True,
+             jobs: int = 1) -> tuple[Score, Score, dict[str, Score]]:
     ours, base = Score(), Score()
     per_deck: dict[str, Score] = {}
-    for deck in decks:
-        d = face_dir(deck)
-        faces, back = read_face_dir(d)
-        model = enroll(faces, back, deck)
-        fs = FaceSet.load(d)
-        sc_deck = Score()
-        for k in range(scenes):
-            scene = render_scene(fs, seed0 + k)
-            calib = calibrate(scene.image, scene.layout)
-            det = Detector(model, calib)
-            s = score_scene(scene, det.detect(scene.image))
-            sc_deck.add(s)
-            base.add(score_scene(scene, WholeCardBaseline(det, faces, back).detect(scene.image)))
+    work = [(deck, scenes, seed0, baseline) for deck in decks]
+    if jobs > 1:
+        import multiprocessing
+
+        with multiprocessing.get_context("fork").Pool(jobs) as pool:
+            results = pool.imap(_one_deck_star, work)
+            results = list(_report(results))
+    else:
+        results = list(_report(map(_one_deck_star, work)))
+    for deck, sc_deck, b in results:
         per_deck[deck] = sc_deck
         ours.add(sc_deck)
+        base.add(b)
+    return ours, base, per_deck
+
+
+def _report(results):  # type: ignore[no-untyped-def]
+    for deck, sc_deck, b in results:
         print(f"  {deck:18s} up {sc_deck.up_correct}/{sc_deck.up_total}  down {sc_deck.down_found}/{sc_deck.down_total}"
               f"  false {sc_deck.false_cards}", flush=True)
-    return ours, base, per_deck
+        yield deck, sc_deck, b
 
 
 def speed(deck: str, frames: int, distinct: int, seed0: int) -> tuple[list[float], dict[str, float], int]:
@@ -157,6 +184,28 @@ def speed(deck: str, frames: int, distinct: int, seed0: int) -> tuple[list[float
     return times, fps, cards // frames
 
 
+def dev(args: argparse.Namespace) -> int:
+    """Tuning decks only: what development is scored on (the held-out decks stay unseen)."""
+    decks = [d for d in args.decks.split(",") if d] if args.decks != ",".join(HELD_OUT) else list(TUNING)
+    leaked = sorted(set(decks) & set(HELD_OUT))
+    if leaked:
+        print(f"error: --dev never scores held-out decks: {leaked}", file=sys.stderr)
+        return 1
+    t0 = time.time()
+    ours, _, _ = accuracy(decks, args.scenes, args.seed, baseline=False, jobs=args.jobs)
+    print(f"  ({time.time() - t0:.0f} s)")
+    print(f"dev (tuning decks) up {ours.up_accuracy * 100:6.2f}% ({ours.up_correct}/{ours.up_total})  "
+          f"down {ours.down_recall * 100:6.2f}% ({ours.down_found}/{ours.down_total})  "
+          f"false/scene {ours.false_per_scene:.3f} ({ours.false_cards} in {ours.scenes})")
+    for e in ours.errors:
+        print("  " + e)
+    if "--frames" in sys.argv:
+        times, _fps, cards = speed("anglo", args.frames, min(20, args.frames), args.seed + 5000)
+        print(f"speed (anglo, {cards} cards/frame): median {statistics.median(times):.1f} ms wall, "
+              f"{statistics.median(CPU_MS):.1f} ms CPU; load {os.getloadavg()[0]:.2f}")
+    return 0
+
+
 def main() -> int:
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--decks", default=",".join(HELD_OUT), help="comma-separated Aisleriot decks (default: held out)")
@@ -164,8 +213,14 @@ def main() -> int:
     ap.add_argument("--frames", type=int, default=200, help="frames for the speed run (default 200)")
     ap.add_argument("--speed-deck", default="guyenne-classic")
     ap.add_argument("--seed", type=int, default=10_000)
+    ap.add_argument("--dev", action="store_true",
+                    help="development scoring: the tuning decks only (never the held-out ones), no baseline, "
+                         "no speed run unless --frames is given; prints every error")
+    ap.add_argument("--jobs", type=int, default=1, help="processes for the accuracy run (not for the speed run)")
     args = ap.parse_args()
     cv2.setNumThreads(1)
+    if args.dev:
+        return dev(args)
     decks = [d for d in args.decks.split(",") if d]
     missing = [d for d in decks if d not in list_decks()]
     if missing:
@@ -173,7 +228,7 @@ def main() -> int:
         return 1
     print(f"accuracy: {len(decks)} held-out decks x {args.scenes} scenes (2-8 seats, 3rd-7th street, tilt <= 25 deg)")
     t0 = time.time()
-    ours, base, _ = accuracy(decks, args.scenes, args.seed)
+    ours, base, _ = accuracy(decks, args.scenes, args.seed, jobs=args.jobs)
     print(f"  ({time.time() - t0:.0f} s)")
     print(f"ours      up cards {ours.up_accuracy * 100:6.2f}% ({ours.up_correct}/{ours.up_total})  "
           f"down found {ours.down_recall * 100:6.2f}% ({ours.down_found}/{ours.down_total})  "

@@ -23,7 +23,7 @@ from __future__ import annotations
 
 import io
 from collections.abc import Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 
 import cv2
@@ -38,7 +38,7 @@ BLUR = 1.0
 BACK = 52  # label of the back
 THUMB = (12, 18)
 AUGMENT = ((52, 0.5), (70, 0.25), (90, 0.5))  # (camera card width px, sub-pixel phase)
-MODEL_VERSION = 2
+MODEL_VERSION = 3
 
 CODES = [str(c) for c in DECK]
 
@@ -67,6 +67,9 @@ class DeckModel:
     back_thumbs: np.ndarray  # (2, D) the whole back, both ways round, as unit vectors (empty without a back)
     plain: np.ndarray  # (N, D) the templates normalised but not embedded (for the blank-window gate)
     variants: np.ndarray  # (N,) 0 for the two plain views of a card, k > 0 for camera-like resamplings
+    #: (N, card_h, CARD_W, 3) float16: the whole card of each template (same view and resampling) as
+    #: blurred channels, for reading the rest of a covered card's visible strip and a top card's face.
+    cards: np.ndarray = field(default_factory=lambda: np.zeros((0, 1, CARD_W, 3), np.float16))
 
     @property
     def card_h(self) -> int:
@@ -191,6 +194,11 @@ def thumb(card: np.ndarray) -> np.ndarray:
     return normalize(channels(small)).ravel()
 
 
+def card_channels(card: np.ndarray) -> np.ndarray:
+    """A whole canonical card image (BGR) as blurred channels (the same treatment as :func:`strip_of`)."""
+    return cv2.GaussianBlur(channels(card), (0, 0), BLUR)
+
+
 def strip_of(card: np.ndarray) -> np.ndarray:
     """The index strip of a canonical card image (BGR), as blurred channel image."""
     s = card[STRIP_Y0 : STRIP_Y0 + STRIP_H, STRIP_X0 : STRIP_X0 + STRIP_W]
@@ -223,12 +231,13 @@ def enroll(faces: Mapping[str, np.ndarray], back: np.ndarray | None = None, name
     if back is not None:
         bc = canonical_card(back, aspect)
         back_thumbs = np.stack([thumb(bc), thumb(cv2.rotate(bc, cv2.ROTATE_180))]).astype(np.float32)
-    variants = []
+    variants, wholes = [], []
     for label, img in items:
         card = canonical_card(img, aspect)
         for view in (card, cv2.rotate(card, cv2.ROTATE_180)):
             labels.append(label)
             imgs.append(strip_of(view))
+            wholes.append(card_channels(view))
             variants.append(0)
     # Extra views of each card as a camera sees it: sampled by a coarser pixel grid at a
     # few card sizes and sub-pixel phases, then resampled to the template grid, so that
@@ -239,6 +248,7 @@ def enroll(faces: Mapping[str, np.ndarray], back: np.ndarray | None = None, name
             for view in (card, cv2.rotate(card, cv2.ROTATE_180)):
                 labels.append(label)
                 imgs.append(strip_of(view))
+                wholes.append(card_channels(view))
                 variants.append(k)
     images = np.stack(imgs).astype(np.float32)
     lab = np.array(labels, np.int32)
@@ -253,7 +263,10 @@ def enroll(faces: Mapping[str, np.ndarray], back: np.ndarray | None = None, name
         if len(diff) and diff.min() < 0.05:  # only a copy is this close; some decks differ by the index alone
             b = a + 1 + int(diff.argmin())
             raise EnrollmentError(f"faces {CODES[a]} and {CODES[b]} are the same picture; is one file a copy of the other?")
-    return DeckModel(name, aspect, lab, flat.astype(np.float32), images, back is not None, mean, weight, back_thumbs, plain, var)
+    cards = np.stack(wholes).astype(np.float16)
+    return DeckModel(
+        name, aspect, lab, flat.astype(np.float32), images, back is not None, mean, weight, back_thumbs, plain, var, cards
+    )
 
 
 # -- edge: files ----------------------------------------------------------------------------
@@ -301,7 +314,7 @@ def save(model: DeckModel, path: Path) -> None:
     np.savez_compressed(
         buf, version=MODEL_VERSION, name=model.name, aspect=model.aspect, labels=model.labels,
         templates=model.templates, images=model.images, has_back=model.has_back, mean=model.mean, weight=model.weight,
-        back_thumbs=model.back_thumbs, plain=model.plain, variants=model.variants,
+        back_thumbs=model.back_thumbs, plain=model.plain, variants=model.variants, cards=model.cards,
         strip=np.array([CARD_W, STRIP_X0, STRIP_Y0, STRIP_W, STRIP_H]),
     )
     path.write_bytes(buf.getvalue())
@@ -319,5 +332,5 @@ def load(path: Path) -> DeckModel:
         raise EnrollmentError(f"deck file {path} was made by another version of studtable; enroll the deck again")
     return DeckModel(
         str(z["name"]), float(z["aspect"]), z["labels"], z["templates"], z["images"], bool(z["has_back"]), z["mean"], z["weight"],
-        z["back_thumbs"], z["plain"], z["variants"],
+        z["back_thumbs"], z["plain"], z["variants"], z["cards"],
     )

@@ -38,6 +38,7 @@ All of it is arrays in, :class:`Detection` list out: no camera, clock or file.
 
 from __future__ import annotations
 
+import itertools
 import math
 from dataclasses import dataclass, field, replace
 
@@ -51,6 +52,7 @@ MIN_GAP, MAX_GAP = 0.22, 0.68  # stud row offsets, as fractions of a card width
 SCAN = 2  # coarse scan subsampling (pixels of the template scale)
 DOWN_GAP_MM = 8.0
 COVERED_MIN = 0.86  # a covered card is only believed when its corner matches this well
+COVERED_LOW, STRIP_RESCUE = 0.8, 0.88  # ... or this well, and the rest of its visible strip this well
 BACK_MIN = 0.5  # whole-card likeness to the enrolled back that makes a blob face-down cards
 PLAN_TAU = 0.5  # coarse score a guessed card edge must beat to be worth a card
 CANDIDATES = 24  # best coarse templates whose cards are re-matched at full resolution
@@ -61,6 +63,16 @@ PAD_X, PAD_Y = 2, 3  # slack of the fine match, template pixels
 SPLIT_RADII = (2, 4)  # half-size px: a gentle cut at narrow necks first, then a harder one
 DY = 1  # rows of slack either side of the measured top edge
 MARGIN = 6  # crop rows above and below the card, template pixels
+_DEBUG = False
+STRIP_LAMBDA = 1.0  # weight of the whole visible strip against the index corner
+STRIP_BANDS = 3  # the visible strip is matched as this many bands across, each aligned on its own
+STRIP_POOL = 2  # the strip is matched at 1/STRIP_POOL of the template scale (pips are big)
+STRIP_DX, STRIP_DY = 1, 1  # slack of each band's alignment, pooled px
+STRIP_BLUR = 0.5  # on the pooled query
+STRIP_VARIANTS = (0, 2)  # which resamplings of each card are strip templates
+STRIP_LABELS = 3  # the best index readings given the strip look
+STRIP_MARGIN = 0.015  # index readings this far ahead of the next skip the strip look
+STRIP_TRIM = 3  # template px of a covered card's visible strip left out next to the card on top (its shadow)
 
 
 @dataclass
@@ -396,7 +408,7 @@ class Detector:
             card = crop[m : m + self.card_h]
             ends = [card[:, :CARD_W], card[:, last : last + CARD_W]]
             backness = float(max((self.deck.back_thumbs @ thumb(e)).max() for e in ends))
-        return _Row(blob_id, origin, ua, uc, along, length_px, last, bands, backness, ambiguous, tops=(tops[0], tops[1]))
+        return _Row(blob_id, origin, ua, uc, along, length_px, last, bands, backness, ambiguous, tops=(tops[0], tops[1]), crop=crop)
 
     # -- recognition, batched over the whole frame ---------------------------------------------
     def _read_rows(self, rows: list[_Row]) -> list[Detection]:
@@ -451,6 +463,7 @@ class Detector:
                 if again[(id(r), way, key)][1] > reads[(id(r), way, i)][1]:
                     reads[(id(r), way, i)] = again[(id(r), way, key)]
                     r.positions[i] = views[0][1]
+        self._strip_stage(face_rows, reads)
         out: list[Detection] = []
         for r in rows:
             if r.backness >= BACK_MIN:
@@ -472,9 +485,13 @@ class Detector:
                 out.extend(self._down_cards(r))
                 continue
             for i, p in enumerate(positions):
-                label, score = reads[(id(r), r.way, i)]
+                label, score = reads[(id(r), r.way, i)][:2]
+                strip = reads[(id(r), r.way, i)][5] if len(reads[(id(r), r.way, i)]) > 5 else 0.0
                 covered = i < len(positions) - 1
-                if covered and i > 0 and score < COVERED_MIN:  # a gap the plan guessed, with no corner in it
+                # A covered card whose corner matched poorly is a gap the plan guessed, with no corner in
+                # it, unless the rest of its visible strip matches the same card well.
+                gated = covered and i > 0 and score < COVERED_MIN and not (score >= COVERED_LOW and strip >= STRIP_RESCUE)
+                if gated and not _DEBUG:
                     continue
                 tc = self._card_corners(r, p / self.scale, r.way)
                 if label == BACK or (no_back and score < self.face_floor):
@@ -482,7 +499,142 @@ class Detector:
                 else:
                     card = self.deck.code(label) if score >= self.face_floor else None
                     out.append(Detection(card, True, self.calib.to_image(tc), tc, score, covered, blob=r.blob, order=i))
+                    if _DEBUG:
+                        out[-1].dbg = reads[(id(r), r.way, i)][6] if len(reads[(id(r), r.way, i)]) > 6 else None  # type: ignore[attr-defined]
+                        out[-1].strip = strip  # type: ignore[attr-defined]
+                        out[-1].gated = gated  # type: ignore[attr-defined]
         return out
+
+    def _strip_setup(self) -> None:
+        """Whole-card templates for :meth:`_strip_stage`, pooled, and their column sums (any visible width in O(1))."""
+        k = STRIP_POOL
+        cards = self.deck.cards
+        self.strip_ids = np.flatnonzero(np.isin(self.deck.variants, STRIP_VARIANTS))
+        h, w = cards.shape[1:3]
+        hp, wp = h // k, w // k
+        pooled = cards[self.strip_ids, : hp * k, : wp * k].astype(np.float32)
+        pooled = pooled.reshape(len(pooled), hp, k, wp, k, 3).mean(axis=(2, 4))
+        self.strip_cuts = np.linspace(0, hp, STRIP_BANDS + 1).round().astype(int)
+        self.strip_t, self.strip_csum, self.strip_csq = [], [], []
+        for b0, b1 in itertools.pairwise(self.strip_cuts):
+            t = np.ascontiguousarray(pooled[:, b0:b1])  # (N, bh, wp, 3)
+            self.strip_t.append(t.reshape(len(t), -1))
+            zero = np.zeros((len(t), 1, 3), np.float32)
+            self.strip_csum.append(np.concatenate([zero, np.cumsum(t.sum(axis=1), axis=1)], axis=1))  # (N, wp+1, 3)
+            self.strip_csq.append(np.concatenate([zero[:, :, 0], np.cumsum((t * t).sum(axis=(1, 3)), axis=1)], axis=1))
+        # template row of each (label, strip template) for the shortlist
+        lab = self.deck.labels[self.strip_ids]
+        self.strip_by_label = {int(x): np.flatnonzero(lab == x) for x in np.unique(lab)}
+        self.strip_hw = (hp, wp)
+
+    def _strip_stage(self, face_rows: list[_Row], reads: dict) -> None:  # type: ignore[type-arg]
+        """Second look at each face card: the whole strip a covered card shows (its big pips), the top card's whole face.
+
+        The index corner's suit sign is 6-7 template pixels; the pips in the rest of the
+        visible strip carry the suit (and the rank's pip layout) at twice that size.  The
+        index-corner shortlist is re-ranked by index score + STRIP_LAMBDA * strip score
+        (normalised correlation over the visible part only, in bands across the card, each
+        band aligned on its own since a card lies up to 1.5 degrees off its row).  Batched
+        over every card of the frame.
+        """
+        if not len(self.deck.cards):
+            return
+        if not hasattr(self, "strip_t"):
+            self._strip_setup()
+        k = STRIP_POOL
+        hp, wp = self.strip_hw
+        dx, dy = STRIP_DX, STRIP_DY
+        keys, regions, vis, tid_rows, cands = [], [], [], [], []
+        per_label = max(len(g) for g in self.strip_by_label.values())
+        for r in face_rows:
+            n = len(r.positions)
+            todo = []
+            for i, p in enumerate(r.positions):
+                key = (id(r), r.way, i)
+                label, _score, cand, total, corner = reads[key][:5]
+                if label == BACK or len(cand) < 2:
+                    continue
+                order = np.argsort(-total)[:STRIP_LABELS]
+                gated = 0 < i < n - 1 and total[order[0]] < COVERED_MIN
+                if total[order[0]] - total[order[1]] > STRIP_MARGIN and not gated:
+                    continue
+                todo.append((key, i, p, cand[order], corner))
+            if not todo:
+                continue
+            if r.full is None and r.crop is not None:
+                pad = wp + dx + 1
+                ways = []
+                for c in (r.crop, cv2.rotate(r.crop, cv2.ROTATE_180)):
+                    if k > 1:
+                        c = cv2.resize(c, (c.shape[1] // k, c.shape[0] // k), interpolation=cv2.INTER_AREA)
+                    f = cv2.GaussianBlur(channels(c), (0, 0), STRIP_BLUR)
+                    ways.append(cv2.copyMakeBorder(f, dy + 1, dy + 1, pad, pad, cv2.BORDER_REPLICATE))
+                r.full = (ways[0], ways[1])
+            full = r.full[r.way]
+            ox, oy = wp + dx + 1, dy + 1  # the padding
+            for key, i, p, cand, corner in todo:
+                v = CARD_W if i == n - 1 else r.positions[i + 1] - p
+                vis.append(min(wp, max(STRIP_W // k, (v - STRIP_TRIM) // k)))
+                cx = ox + round(corner[0][0] / k) - dx
+                cy = oy + round((MARGIN + corner[0][1]) / k) - dy
+                regions.append(full[cy : cy + hp + 2 * dy, cx : cx + wp + 2 * dx])
+                ids = np.concatenate([self.strip_by_label[int(lab)] for lab in cand])
+                rows_ = np.full(STRIP_LABELS * per_label, ids[-1])
+                rows_[: len(ids)] = ids
+                tid_rows.append(rows_)
+                keys.append(key)
+                cands.append(cand)
+        if not keys:
+            return
+        reg = np.stack(regions)  # (C, hp + 2dy, wp + 2dx, 3)
+        v = np.array(vis)
+        tids = np.stack(tid_rows)  # (C, T)
+        mask = np.repeat(np.arange(wp)[None, :] < v[:, None], 3, axis=1).astype(np.float32)[:, None, None, :]  # (C, 1, 1, wp*3)
+        strip = np.zeros(tids.shape, np.float32)
+        cidx = np.arange(len(keys))[:, None, None]
+        wy = np.arange(2 * dy + 1)[None, :, None]
+        wx = np.arange(2 * dx + 1)[None, None, :]
+        vx = v[:, None, None]
+        for band, (b0, b1) in enumerate(itertools.pairwise(self.strip_cuts)):
+            bh = b1 - b0
+            sub = reg[:, b0 : b1 + 2 * dy]
+            q = np.lib.stride_tricks.sliding_window_view(sub, (bh, wp, 3), axis=(1, 2, 3))[:, :, :, 0]
+            flat = q.reshape(len(q), -1, bh * wp * 3)  # (C, W, D), one copy
+            # Window sums over the visible part (columns < v) from integral images.
+            ext = np.empty((len(sub), sub.shape[1], sub.shape[2], 4), np.float32)
+            ext[..., :3] = sub
+            ext[..., 3] = np.einsum("chwk,chwk->chw", sub, sub)
+            rows = [ext[:, :bh].sum(axis=1)]  # (C, wd, 4) per vertical offset
+            for y in range(2 * dy):
+                rows.append(rows[-1] - ext[:, y] + ext[:, y + bh])
+            ii = np.zeros((len(sub), len(rows), sub.shape[2] + 1, 4), np.float32)
+            ii[:, :, 1:] = np.stack(rows, axis=1)
+            ii = ii.cumsum(axis=2)
+            box = ii[cidx, wy, wx + vx] - ii[cidx, wy, wx]
+            box = box.reshape(len(sub), -1, 4)  # (C, W, 4): channel sums and the sum of squares
+            s_c, qq = box[:, :, :3], box[:, :, 3]
+            tmpl = self.strip_t[band][tids].reshape(len(tids), tids.shape[1], bh, wp * 3)
+            tmpl *= mask
+            num = np.matmul(flat, tmpl.reshape(len(tids), tids.shape[1], -1).transpose(0, 2, 1))  # (C, W, T)
+            t_c = self.strip_csum[band][tids, v[:, None]]  # (C, T, 3)
+            tt = self.strip_csq[band][tids, v[:, None]]  # (C, T)
+            cnt = (bh * v).astype(np.float32)[:, None, None]
+            num -= np.matmul(s_c, t_c.transpose(0, 2, 1)) / cnt
+            varq = np.maximum(qq - (s_c * s_c).sum(axis=2) / cnt[:, :, 0], 1e-6)
+            vart = np.maximum(tt - (t_c * t_c).sum(axis=2) / cnt[:, :, 0], 1e-6)
+            strip += (num / np.sqrt(varq[:, :, None] * vart[:, None, :])).max(axis=1)
+        strip /= STRIP_BANDS
+        strip = strip.reshape(len(keys), STRIP_LABELS, per_label).max(axis=2)
+        for key, cand, sc in zip(keys, cands, strip, strict=True):
+            _label, _score, all_cand, total, corner = reads[key][:5]
+            idx = np.searchsorted(all_cand, cand, sorter=np.argsort(all_cand))
+            idx = np.argsort(all_cand)[idx]
+            comb = total[idx] + STRIP_LAMBDA * sc[: len(cand)]
+            j = int(np.argmax(comb))
+            reads[key] = (int(cand[j]), float(total[idx[j]]), all_cand, total, corner, float(sc[j]))
+            if _DEBUG:
+                srt = np.sort(total)[::-1]
+                reads[key] = (*reads[key], (int(all_cand[np.argmax(total)]), float(srt[0] - srt[1]), cand, total[idx], sc))
 
     def _down_cards(self, r: _Row) -> list[Detection]:
         """Face-down cards side by side (a blob when their gaps close up in the picture)."""
@@ -558,28 +710,30 @@ class Detector:
         x0 = min(max(x0, 0), band.shape[1] - STRIP_W - (len(xs) - 1))
         region = band[y0 : y0 + STRIP_H + len(dys) - 1, x0 : x0 + STRIP_W + len(xs) - 1]
         win = np.lib.stride_tricks.sliding_window_view(region, (STRIP_H, STRIP_W, 3))[:, :, 0]
+        self._last_origin = (x0 - STRIP_X0, y0 - PAD_Y)  # the card's corner in the crop for window 0 (x, y - MARGIN)
         return win.reshape(-1, STRIP_H, STRIP_W, 3)
 
     def _refine_batch(
         self, jobs: list[tuple[_Row, int, int, list[tuple[int, int]], np.ndarray]]
-    ) -> dict[tuple[int, int, int], tuple[int, float]]:
+    ) -> dict[tuple[int, int, int], tuple[int, float, np.ndarray, np.ndarray, list[tuple[int, int]]]]:
         """Re-match candidates at full resolution, +-2 px along and +-1 px across, summed over the views."""
         if not jobs:
             return {}
         specs = [[(bw, p, range(-PAD_X, PAD_X + 1), range(-DY, DY + 1)) for bw, p in v] for _r, _w, _i, v, _c in jobs]
         res = self._score_jobs(jobs, specs)
-        return {(id(r), way, i): (lab, sc) for (r, way, i, _v, _c), (lab, sc, _b) in zip(jobs, res, strict=True)}
+        return {(id(r), way, i): (lab, sc, cand, total, corner)
+                for (r, way, i, _v, _c), (lab, sc, _b, cand, total, corner) in zip(jobs, res, strict=True)}
 
     def _score_jobs(
         self, jobs: list[tuple[_Row, int, int, list[tuple[int, int]], np.ndarray]],
         specs: list[list[tuple[int, int, range, range]]],
-    ) -> list[tuple[int, float, list[int]]]:
+    ) -> list[tuple[int, float, list[int], np.ndarray, np.ndarray, list[tuple[int, int]]]]:
         windows, index, count = [], [], 0
         for (r, _way, _i, _views, _cand), spec in zip(jobs, specs, strict=True):
             idx = []
             for band_way, p, xs, dys in spec:
                 w = self._window_set(r, band_way, p, xs, dys)
-                idx.append((count, len(w), xs))
+                idx.append((count, len(w), xs, self._last_origin))
                 count += len(w)
                 windows.append(w)
             index.append(idx)
@@ -590,7 +744,7 @@ class Detector:
                 # Shortlist on the two plain views of each candidate, then the full match on the few left.
                 prim = self.primary[cand].reshape(-1)  # (L*2,)
                 pre = np.zeros(len(cand), np.float32)
-                for start, n, _xs in idx:
+                for start, n, _xs, _o in idx:
                     pre += (emb[start : start + n] @ self.deck.templates[prim].T).max(axis=0).reshape(-1, 2).max(axis=1)
                 cand = cand[np.argsort(-pre)[:SHORTLIST]]
             groups = [self.by_label[int(lab)] for lab in cand]
@@ -600,7 +754,7 @@ class Detector:
             ptmpl = self.deck.plain[tids]
             total = np.zeros(len(cand), np.float32)
             per_view = []
-            for start, n, _xs in idx:
+            for start, n, _xs, _o in idx:
                 sc = emb[start : start + n] @ tmpl.T  # (windows, templates)
                 # The blank-paper gate, only where it can matter: each template's best window.
                 wbest = sc.argmax(axis=0)
@@ -610,11 +764,12 @@ class Detector:
                 total += best.max(axis=0) / len(idx)
                 per_view.append(best)
             k = int(np.argmax(total))
-            best_x = []
-            for (_start, _n, xs), best in zip(idx, per_view, strict=True):
+            best_x, corner = [], []
+            for (_start, _n, xs, (ox, oy)), best in zip(idx, per_view, strict=True):
                 w = int(np.argmax(best[:, k]))
                 best_x.append(list(xs)[w % len(xs)])
-            out.append((int(cand[k]), float(total[k]), best_x))
+                corner.append((ox + w % len(xs), oy + w // len(xs)))
+            out.append((int(cand[k]), float(total[k]), best_x, cand, total, corner))
         return out
 
 
@@ -637,3 +792,5 @@ class _Row:
     positions: list[int] = field(default_factory=list)
     total: float = -np.inf
     way: int = 0
+    crop: np.ndarray | None = None  # the row at the template scale (BGR), card height plus MARGIN above and below
+    full: tuple[np.ndarray, np.ndarray] | None = None  # the crop as blurred channels, both ways round
