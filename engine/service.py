@@ -360,17 +360,19 @@ class EngineService:
         self._after(out)
 
     def _after(self, out: FloorOutputs | None) -> None:
+        # The input's own effect first: the state that follows from it (for the input that ends
+        # a hand: the awards).  Then what the engine does by itself after a hand: keep it in the
+        # hand log and send it to the recorder, and start the next hand (stored, then a second
+        # state).  None of that holds up the state of the input.
+        self.publish()
         finished = self.core.finished[:]
         self.core.finished.clear()
-        nxt = self.core.next_hand_input()
-        if nxt is not None:
-            self._accept_own(nxt)  # stored before the state that shows the new hand
-        # One state per input, so a console never sees the table step back: a consumer that
-        # got "hand 2 dealing" and then a late "hand 1 complete" would be stuck.
-        self.publish()
-        # The hand log is a view of the event log (already stored), so it need not hold up the state.
         for hand in finished:
             self._record(hand)
+        nxt = self.core.next_hand_input()
+        if nxt is not None:
+            self._accept_own(nxt)
+            self.publish()
 
     def _record(self, hand: Hand) -> None:
         from engine.store import HandRecord

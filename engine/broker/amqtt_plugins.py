@@ -71,6 +71,11 @@ class StudtableAclPlugin(BaseTopicPlugin):  # type: ignore[misc]
     async def topic_filtering(
         self, *, session: Any = None, topic: str | None = None, action: Any = None
     ) -> bool | None:
+        return self.verdict(session, topic, action)
+
+    def verdict(self, session: Any, topic: str | None, action: Any) -> bool:
+        """The check itself, synchronous: the embedded broker calls it directly (see
+        ``engine.broker.embedded``) instead of through amqtt's task-per-plugin dispatch."""
         if session is None or not topic:
             return False
         user, client = session.username, session.client_id

@@ -309,3 +309,33 @@ def test_round_trip_is_not_held_by_nagle(mqtt_broker: Any, bus: Any) -> None:
         samples.append(time.perf_counter() - t0)
     samples.sort()
     assert samples[len(samples) // 2] < 0.02, f"median {samples[len(samples) // 2] * 1000:.1f} ms"
+
+
+def test_embedded_broker_asks_the_acl_directly() -> None:
+    """amqtt's task-per-plugin dispatch is bypassed for the studtable ACL, with the same verdicts."""
+    from engine.broker.amqtt_plugins import StudtableAclPlugin
+    from engine.broker.embedded import start_embedded_broker
+
+    broker = start_embedded_broker()
+    try:
+        inbox = Inbox()
+        user, password = broker.login("console")
+        console = BusClient(host="127.0.0.1", port=broker.port, username=user, password=password, table="t1",
+                            device="console-1", role="console", session=1, on_message=inbox.add)
+        console.subscribe(Channel.STATE)
+        console.start()
+        user, password = broker.login("engine")
+        engine = BusClient(host="127.0.0.1", port=broker.port, username=user, password=password, table="t1",
+                           device="engine", role="engine", session=1).start()
+        deadline = time.monotonic() + 10
+        while not inbox.messages and time.monotonic() < deadline:
+            engine.publish(Channel.STATE, "state", state={"hand": 1})
+            inbox.wait(lambda: bool(inbox.messages), 0.5)
+        assert inbox.messages and inbox.messages[0].channel is Channel.STATE
+        acl = broker._broker._studtable_acl
+        assert isinstance(acl, StudtableAclPlugin)
+        assert ("console", "console-1", "studtable/v1/t1/public/state") in {k[:3] for k in acl._verdicts}
+        engine.stop()
+        console.stop()
+    finally:
+        broker.stop()
