@@ -184,6 +184,13 @@ class Floor:
         # The shoe keeps a draw made while its cable is out and sends it when it is back; that late
         # report is the same card, not a duplicate (DESIGN: sensors may fail mid-game; nothing twice).
         self.dealt_without_shoe: list[tuple[int, Card]] = []
+        # The camera's last view (seat -> (up cards, down count)) and irregular set, and, for the hand in
+        # progress, what it showed before the hand began: the picture of the last hand is not this one's.
+        self.camera_last: dict[int, tuple[tuple[str, ...], int]] = {}
+        self.camera_last_irregular: list[tuple[str, int | None, str | None]] = []
+        self.camera_hand = -1
+        self.camera_stale: dict[int, tuple[tuple[str, ...], int]] = {}
+        self.camera_stale_irregular: set[tuple[str, int | None, str | None]] = set()
 
     # ----------------------------------------------------------------- queries
 
@@ -537,15 +544,59 @@ class Floor:
             return
         self._apply(CardDealt(seat, c, face_up), out)
 
+    def _camera_view(
+        self, seats: Mapping[str, Any], irregular: list[Any]
+    ) -> tuple[dict[int, Mapping[str, Any]], list[Mapping[str, Any]]]:
+        """The seats and irregular items of a camera view, less what is still the last hand's picture.
+
+        Why: the camera keeps re-sending its view, and when a hand starts it still shows the last
+        hand's cards until the dealer has pushed them in; an old up card matching a new hole card would
+        pass for an exposed card, and on a camera-only table the old cards would be dealt again.  A
+        seat whose view is still exactly what it was before the hand began is not looked at, until it
+        changes (the felt cleared, or new cards); the same for an irregular item.
+        """
+        parsed: dict[int, Mapping[str, Any]] = {}
+        for key, view in seats.items():
+            try:
+                seat = int(key)
+            except (TypeError, ValueError):
+                raise FloorError(f"camera seat {key!r} is not a number") from None
+            if not isinstance(view, Mapping):
+                raise FloorError(f"camera seat {key!r}: the view must be an object with up and down")
+            try:
+                parse_cards(view.get("up", []))
+                int(view.get("down", 0))
+            except (CardError, TypeError, ValueError) as exc:
+                raise FloorError(f"camera seat {key!r}: {exc}") from None
+            parsed[seat] = view
+        items = [i for i in irregular if isinstance(i, Mapping)]
+        norm = {seat: (tuple(str(c) for c in v.get("up", [])), int(v.get("down", 0))) for seat, v in parsed.items()}
+        irr = [(str(i.get("kind")), i.get("seat"), i.get("card")) for i in items]
+        hand = self.table.hand
+        if hand is not None and self.camera_hand != hand.hand_id:
+            self.camera_hand = hand.hand_id
+            self.camera_stale = {n: v for n, v in self.camera_last.items() if v != ((), 0)}
+            self.camera_stale_irregular = set(self.camera_last_irregular)
+        self.camera_last = norm
+        self.camera_last_irregular = irr
+        for seat, v in norm.items():
+            if seat in self.camera_stale and self.camera_stale[seat] != v:
+                del self.camera_stale[seat]
+        self.camera_stale = {n: v for n, v in self.camera_stale.items() if n in norm}
+        self.camera_stale_irregular &= set(irr)
+        fresh = {n: parsed[n] for n in parsed if n not in self.camera_stale}
+        return fresh, [i for i, key in zip(items, irr, strict=True) if key not in self.camera_stale_irregular]
+
     def _on_camera(self, inp: Mapping[str, Any], out: FloorOutputs) -> None:
+        seats_in = inp.get("seats", {})
+        if not isinstance(seats_in, Mapping):
+            raise FloorError("camera seats must be an object keyed by seat number")
+        seats, irregular = self._camera_view(seats_in, list(inp.get("irregular", []) or []))
         hand = self.table.hand
         if hand is None or hand.is_over:
             return
-        seats = inp.get("seats", {})
-        if not isinstance(seats, Mapping):
-            raise FloorError("camera seats must be an object keyed by seat number")
-        for item in inp.get("irregular", []) or []:
-            if isinstance(item, Mapping) and item.get("kind") == "off_felt":
+        for item in irregular:
+            if item.get("kind") == "off_felt":
                 seat = item.get("seat")
                 key = (hand.hand_id, "stud.card-off-table", seat if isinstance(seat, int) else None,
                        str(item.get("card")))
@@ -553,11 +604,7 @@ class Floor:
                     self.camera_raised.add(key)
                     self._open("stud.card-off-table", (seat,) if isinstance(seat, int) else (), out)
         in_hand = {s.seat: s for s in hand.seats}
-        for key, view in seats.items():
-            try:
-                seat = int(key)
-            except (TypeError, ValueError):
-                raise FloorError(f"camera seat {key!r} is not a number") from None
+        for seat, view in seats.items():
             s = in_hand.get(seat)
             if s is None:
                 if view.get("up") or view.get("down"):

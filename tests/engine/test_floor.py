@@ -88,3 +88,58 @@ def test_new_ruling_events_are_refused_where_they_do_not_apply() -> None:
         hand.apply(ExtraCardReturned(Card.parse("Qd")))
     assert hand.snapshot() == before
 
+
+
+def _two_seat_floor(shoe: bool = True):  # type: ignore[no-untyped-def]
+    floor, _ = build_floor(
+        {
+            "variant": "F7S", "ante": 1, "bring_in": 2, "small_bet": 5, "big_bet": 10, "shoe": shoe,
+            "seats": [{"seat": 1, "stack": 100}, {"seat": 2, "stack": 100}],
+        }
+    )
+    return floor
+
+
+def test_the_last_hands_picture_is_not_taken_for_this_hands_cards() -> None:
+    floor = _two_seat_floor()
+    # The end of the last hand as the camera saw it: seat 1 showed the 7h among its up cards.
+    old = {"kind": "camera", "seats": {"1": {"up": ["7h", "Kd"], "down": 2}}, "irregular": [
+        {"kind": "off_felt", "seat": 2, "card": "Qs"}]}
+    floor.camera_hand = floor.table.hand.hand_id - 1  # type: ignore[union-attr]
+    floor.camera_last = {1: (("7h", "Kd"), 2)}
+    floor.camera_last_irregular = [("off_felt", 2, "Qs")]
+    floor.handle({"kind": "shoe_card", "card": "7h"})  # this hand's first hole card, dealt down
+    # The camera re-sends its old view (a heartbeat) before the dealer has pushed the cards in:
+    # the 7h it shows face up is the last hand's, not an exposed hole card, and the old card on
+    # the rail is not a new card off the table.
+    out = floor.handle(old)
+    assert out.opened == [] and floor.prompts == {}
+    # The felt is cleared, then this hand's 7h really is turned up: that is an exposed hole card.
+    floor.handle({"kind": "camera", "seats": {}, "irregular": []})
+    out = floor.handle({"kind": "camera", "seats": {"1": {"up": ["7h"], "down": 0}}, "irregular": []})
+    assert [p.rule.id for p in out.opened] == ["stud.exposed-holecard"]
+
+
+def test_on_a_camera_only_table_the_old_picture_is_not_dealt_again() -> None:
+    floor = _two_seat_floor(shoe=False)
+    floor.camera_hand = floor.table.hand.hand_id - 1  # type: ignore[union-attr]
+    floor.camera_last = {1: (("7h",), 2), 2: (("Kd",), 2)}
+    hand = floor.table.hand
+    assert hand is not None
+    floor.handle({"kind": "camera", "seats": {"1": {"up": ["7h"], "down": 2}, "2": {"up": ["Kd"], "down": 2}}})
+    assert [len(s.cards) for s in hand.seats] == [0, 0]
+    # Seat 1's cards are pushed in and its new hole card arrives; seat 2's picture is still old.
+    floor.handle({"kind": "camera", "seats": {"1": {"up": [], "down": 1}, "2": {"up": ["Kd"], "down": 2}}})
+    assert [len(s.cards) for s in hand.seats] == [1, 0]
+
+
+def test_a_malformed_camera_view_is_refused_and_changes_nothing() -> None:
+    floor = _two_seat_floor()
+    floor.handle({"kind": "camera", "seats": {"1": {"up": [], "down": 0}}})
+    before = (dict(floor.camera_last), floor.camera_hand)
+    for bad, why in (({"1": {"up": ["Zz"], "down": 0}}, "camera seat '1'"),
+                     ({"x": {"up": [], "down": 0}}, "not a number"),
+                     ({"1": ["Ah"]}, "must be an object")):
+        with pytest.raises(FloorError, match=why):
+            floor.handle({"kind": "camera", "seats": bad})
+        assert (dict(floor.camera_last), floor.camera_hand) == before
