@@ -184,13 +184,6 @@ class Floor:
         # The shoe keeps a draw made while its cable is out and sends it when it is back; that late
         # report is the same card, not a duplicate (DESIGN: sensors may fail mid-game; nothing twice).
         self.dealt_without_shoe: list[tuple[int, Card]] = []
-        # The camera's last view (seat -> (up cards, down count)) and irregular set, and, for the hand in
-        # progress, what it showed before the hand began: the picture of the last hand is not this one's.
-        self.camera_last: dict[int, tuple[tuple[str, ...], int]] = {}
-        self.camera_last_irregular: list[tuple[str, int | None, str | None]] = []
-        self.camera_hand = -1
-        self.camera_stale: dict[int, tuple[tuple[str, ...], int]] = {}
-        self.camera_stale_irregular: set[tuple[str, int | None, str | None]] = set()
 
     # ----------------------------------------------------------------- queries
 
@@ -549,11 +542,14 @@ class Floor:
     ) -> tuple[dict[int, Mapping[str, Any]], list[Mapping[str, Any]]]:
         """The seats and irregular items of a camera view, less what is still the last hand's picture.
 
-        Why: the camera keeps re-sending its view, and when a hand starts it still shows the last
-        hand's cards until the dealer has pushed them in; an old up card matching a new hole card would
-        pass for an exposed card, and on a camera-only table the old cards would be dealt again.  A
-        seat whose view is still exactly what it was before the hand began is not looked at, until it
-        changes (the felt cleared, or new cards); the same for an irregular item.
+        Why: the camera lags the felt (it reports a seat only once it has held still for a few
+        frames) and keeps re-sending its view, so when a hand starts it may still show the last
+        hand's cards; an old up card that is a new hole card would pass for an exposed card, and on
+        a camera-only table the old cards would be dealt again.  A seat is not looked at while it
+        shows the last hand's up cards at that seat, in order, over two or three down cards (the
+        seat as it lay on some street of that hand), or, with a shoe (which always leads the
+        camera), while it shows more cards than the shoe has dealt it.  An off-felt card
+        the last hand had and this one has not dealt is the last hand's too.
         """
         parsed: dict[int, Mapping[str, Any]] = {}
         for key, view in seats.items():
@@ -570,22 +566,25 @@ class Floor:
                 raise FloorError(f"camera seat {key!r}: {exc}") from None
             parsed[seat] = view
         items = [i for i in irregular if isinstance(i, Mapping)]
-        norm = {seat: (tuple(str(c) for c in v.get("up", [])), int(v.get("down", 0))) for seat, v in parsed.items()}
-        irr = [(str(i.get("kind")), i.get("seat"), i.get("card")) for i in items]
         hand = self.table.hand
-        if hand is not None and self.camera_hand != hand.hand_id:
-            self.camera_hand = hand.hand_id
-            self.camera_stale = {n: v for n, v in self.camera_last.items() if v != ((), 0)}
-            self.camera_stale_irregular = set(self.camera_last_irregular)
-        self.camera_last = norm
-        self.camera_last_irregular = irr
-        for seat, v in norm.items():
-            if seat in self.camera_stale and self.camera_stale[seat] != v:
-                del self.camera_stale[seat]
-        self.camera_stale = {n: v for n, v in self.camera_stale.items() if n in norm}
-        self.camera_stale_irregular &= set(irr)
-        fresh = {n: parsed[n] for n in parsed if n not in self.camera_stale}
-        return fresh, [i for i, key in zip(items, irr, strict=True) if key not in self.camera_stale_irregular]
+        last = self.hands[-1] if self.hands and hand is not None and self.hands[-1] is not hand else None
+        if hand is None or last is None:
+            return parsed, items
+        old_up = {s.seat: [str(c) for c, up in s.cards if up] for s in last.seats}
+        old_down = {s.seat: sum(1 for _, up in s.cards if not up) for s in last.seats}
+        old_cards = {str(c) for s in last.seats for c, _ in s.cards}
+        held = {s.seat: len(s.cards) for s in hand.seats}
+        fresh: dict[int, Mapping[str, Any]] = {}
+        for seat, view in parsed.items():
+            up = [str(c) for c in view.get("up", [])]
+            down = int(view.get("down", 0))
+            if up and up == old_up.get(seat, [])[: len(up)] and 2 <= down <= old_down.get(seat, 0):
+                continue  # the last hand's seat as it lay on some street
+            if self.shoe_active and len(up) + int(view.get("down", 0)) > held.get(seat, 0):
+                continue
+            fresh[seat] = view
+        dealt = {str(c) for c in hand.seen}
+        return fresh, [i for i in items if not (str(i.get("card")) in old_cards and str(i.get("card")) not in dealt)]
 
     def _on_camera(self, inp: Mapping[str, Any], out: FloorOutputs) -> None:
         seats_in = inp.get("seats", {})

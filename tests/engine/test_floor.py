@@ -100,46 +100,56 @@ def _two_seat_floor(shoe: bool = True):  # type: ignore[no-untyped-def]
     return floor
 
 
+def _play_short_hand(floor) -> None:  # type: ignore[no-untyped-def]
+    """Hand 1: seat 1 shows the 7h up, seat 2 the 9d; seat 1 brings it in, seat 2 folds."""
+    for code in ["As", "Ks", "Ah", "Kh", "7h", "9d"]:
+        floor.handle({"kind": "shoe_card", "card": code})
+    floor.handle({"kind": "action", "seat": 1, "action": "bring_in", "amount": 2})
+    floor.handle({"kind": "action", "seat": 2, "action": "fold"})
+    assert floor.table.hand.is_over
+    floor.handle({"kind": "table", "op": "start_hand"})
+
+
+OLD_PICTURE = {"kind": "camera", "seats": {"1": {"up": ["7h"], "down": 2}, "2": {"up": ["9d"], "down": 2}},
+               "irregular": [{"kind": "off_felt", "seat": 2, "card": "Ah"}]}
+
+
 def test_the_last_hands_picture_is_not_taken_for_this_hands_cards() -> None:
     floor = _two_seat_floor()
-    # The end of the last hand as the camera saw it: seat 1 showed the 7h among its up cards.
-    old = {"kind": "camera", "seats": {"1": {"up": ["7h", "Kd"], "down": 2}}, "irregular": [
-        {"kind": "off_felt", "seat": 2, "card": "Qs"}]}
-    floor.camera_hand = floor.table.hand.hand_id - 1  # type: ignore[union-attr]
-    floor.camera_last = {1: (("7h", "Kd"), 2)}
-    floor.camera_last_irregular = [("off_felt", 2, "Qs")]
-    floor.handle({"kind": "shoe_card", "card": "7h"})  # this hand's first hole card, dealt down
-    # The camera re-sends its old view (a heartbeat) before the dealer has pushed the cards in:
-    # the 7h it shows face up is the last hand's, not an exposed hole card, and the old card on
-    # the rail is not a new card off the table.
-    out = floor.handle(old)
+    _play_short_hand(floor)
+    for code in ["7h", "Ks", "9d"]:  # hand 2: the same cards, reshuffled, dealt down
+        floor.handle({"kind": "shoe_card", "card": code})
+    # The camera re-sends its picture of hand 1 (the dealer has not pushed the cards in yet): the
+    # 7h and 9d it shows face up are hand 1's, not exposed hole cards, and the Ah on the rail is not
+    # a new card off the table.
+    out = floor.handle(OLD_PICTURE)
     assert out.opened == [] and floor.prompts == {}
-    # The felt is cleared, then this hand's 7h really is turned up: that is an exposed hole card.
-    floor.handle({"kind": "camera", "seats": {}, "irregular": []})
-    out = floor.handle({"kind": "camera", "seats": {"1": {"up": ["7h"], "down": 0}}, "irregular": []})
+    # Hand 2's 7h really is turned up at seat 1: that is an exposed hole card.
+    out = floor.handle({"kind": "camera", "seats": {"1": {"up": ["7h"], "down": 1}}, "irregular": []})
     assert [p.rule.id for p in out.opened] == ["stud.exposed-holecard"]
 
 
 def test_on_a_camera_only_table_the_old_picture_is_not_dealt_again() -> None:
-    floor = _two_seat_floor(shoe=False)
-    floor.camera_hand = floor.table.hand.hand_id - 1  # type: ignore[union-attr]
-    floor.camera_last = {1: (("7h",), 2), 2: (("Kd",), 2)}
+    floor = _two_seat_floor()
+    _play_short_hand(floor)
+    floor.handle({"kind": "source", "device": "shoe-1", "status": "offline"})
+    floor.handle({"kind": "ruling", "prompt": next(iter(floor.prompts)), "option": "confirm"})
     hand = floor.table.hand
-    assert hand is not None
-    floor.handle({"kind": "camera", "seats": {"1": {"up": ["7h"], "down": 2}, "2": {"up": ["Kd"], "down": 2}}})
+    assert hand is not None and hand.hand_id == 2 and not floor.shoe_active
+    floor.handle(OLD_PICTURE)
     assert [len(s.cards) for s in hand.seats] == [0, 0]
-    # Seat 1's cards are pushed in and its new hole card arrives; seat 2's picture is still old.
-    floor.handle({"kind": "camera", "seats": {"1": {"up": [], "down": 1}, "2": {"up": ["Kd"], "down": 2}}})
+    # Seat 1's cards are pushed in and its first new hole card arrives; seat 2 still shows hand 1.
+    floor.handle({"kind": "camera", "seats": {"1": {"up": [], "down": 1}, "2": {"up": ["9d"], "down": 2}}})
     assert [len(s.cards) for s in hand.seats] == [1, 0]
 
 
 def test_a_malformed_camera_view_is_refused_and_changes_nothing() -> None:
     floor = _two_seat_floor()
-    floor.handle({"kind": "camera", "seats": {"1": {"up": [], "down": 0}}})
-    before = (dict(floor.camera_last), floor.camera_hand)
+    floor.handle({"kind": "shoe_card", "card": "As"})
+    before = floor.table.hand.snapshot()  # type: ignore[union-attr]
     for bad, why in (({"1": {"up": ["Zz"], "down": 0}}, "camera seat '1'"),
                      ({"x": {"up": [], "down": 0}}, "not a number"),
                      ({"1": ["Ah"]}, "must be an object")):
         with pytest.raises(FloorError, match=why):
             floor.handle({"kind": "camera", "seats": bad})
-        assert (dict(floor.camera_last), floor.camera_hand) == before
+        assert floor.table.hand.snapshot() == before  # type: ignore[union-attr]
