@@ -13,6 +13,7 @@ CLI's business.
 
 from __future__ import annotations
 
+import functools
 import json
 from dataclasses import dataclass
 from typing import Any
@@ -37,7 +38,7 @@ class Calibration:
     markers_seen: tuple[int, ...] = ()
     reprojection_mm: float = 0.0
 
-    @property
+    @functools.cached_property
     def table_to_image(self) -> np.ndarray:
         return np.linalg.inv(self.image_to_table)
 

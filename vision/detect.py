@@ -64,6 +64,8 @@ SPLIT_RADII = (2, 4)  # half-size px: a gentle cut at narrow necks first, then a
 DY = 1  # rows of slack either side of the measured top edge
 MARGIN = 6  # crop rows above and below the card, template pixels
 _DEBUG = False
+UNIQUE = True  # one deck on the table: no card is read twice in a frame
+UNIQUE_SLACK = 0.05  # how far below a card's best reading its next may be and still be given to it
 STRIP_LAMBDA = 1.0  # weight of the whole visible strip against the index corner
 STRIP_BANDS = 3  # the visible strip is matched as this many bands across, each aligned on its own
 STRIP_POOL = 2  # the strip is matched at 1/STRIP_POOL of the template scale (pips are big)
@@ -406,12 +408,13 @@ class Detector:
         backness = 0.0
         if len(self.deck.back_thumbs):
             card = crop[m : m + self.card_h]
-            ends = [card[:, :CARD_W], card[:, last : last + CARD_W]]
+            ends = [card[:, :CARD_W]] if last == 0 else [card[:, :CARD_W], card[:, last : last + CARD_W]]
             backness = float(max((self.deck.back_thumbs @ thumb(e)).max() for e in ends))
         return _Row(blob_id, origin, ua, uc, along, length_px, last, bands, backness, ambiguous, tops=(tops[0], tops[1]), crop=crop)
 
     # -- recognition, batched over the whole frame ---------------------------------------------
     def _read_rows(self, rows: list[_Row]) -> list[Detection]:
+        self._emb_cache: dict[tuple[int, ...], list] = {}  # type: ignore[type-arg]
         face_rows = [r for r in rows if r.backness < BACK_MIN]
         # Coarse scan of both bands of every face row in one matrix product.
         wins = [self._scan_windows(band[PAD_Y : PAD_Y + STRIP_H]) for r in face_rows for band in r.bands]
@@ -463,7 +466,8 @@ class Detector:
                 if again[(id(r), way, key)][1] > reads[(id(r), way, i)][1]:
                     reads[(id(r), way, i)] = again[(id(r), way, key)]
                     r.positions[i] = views[0][1]
-        self._strip_stage(face_rows, reads)
+        opts: dict[tuple[int, int, int], tuple[np.ndarray, np.ndarray]] = {}
+        self._strip_stage(face_rows, reads, opts)
         out: list[Detection] = []
         for r in rows:
             if r.backness >= BACK_MIN:
@@ -478,6 +482,7 @@ class Detector:
             if r.blob not in chosen or r.total > chosen[r.blob].total:
                 chosen[r.blob] = r
         no_back = not self.deck.has_back
+        faces: list[tuple[int, tuple[int, int, int]]] = []
         for r in chosen.values():
             positions = r.positions
             backs = sum(1 for i in range(len(positions)) if reads[(id(r), r.way, i)][0] == BACK)
@@ -499,11 +504,42 @@ class Detector:
                 else:
                     card = self.deck.code(label) if score >= self.face_floor else None
                     out.append(Detection(card, True, self.calib.to_image(tc), tc, score, covered, blob=r.blob, order=i))
+                    if card is not None:
+                        faces.append((len(out) - 1, (id(r), r.way, i)))
                     if _DEBUG:
                         out[-1].dbg = reads[(id(r), r.way, i)][6] if len(reads[(id(r), r.way, i)]) > 6 else None  # type: ignore[attr-defined]
                         out[-1].strip = strip  # type: ignore[attr-defined]
                         out[-1].gated = gated  # type: ignore[attr-defined]
+        if UNIQUE:
+            self._unique(out, faces, reads, opts)
         return out
+
+    def _unique(self, out: list[Detection], faces: list[tuple[int, tuple[int, int, int]]], reads: dict,  # type: ignore[type-arg]
+                opts: dict[tuple[int, int, int], tuple[np.ndarray, np.ndarray]]) -> None:
+        """One deck: no card lies twice.  Cards are given their labels surest first (by the lead of
+        their best reading over the next); a card whose best label is taken gets its next best."""
+        ranked = []
+        for j, key in faces:
+            labels, scores = opts.get(key, (reads[key][2], reads[key][3]))
+            order = np.argsort(-scores)
+            labels, scores = labels[order], scores[order]
+            if labels[0] != reads[key][0]:
+                continue
+            lead = float(scores[0] - scores[1]) if len(scores) > 1 else 1.0
+            ranked.append((lead, j, labels, scores))
+        ranked.sort(key=lambda x: -x[0])
+        taken: set[int] = set()
+        for _lead, j, labels, scores in ranked:
+            for lab, sc in zip(labels, scores, strict=True):
+                if lab == BACK or scores[0] - sc > UNIQUE_SLACK:
+                    break
+                if int(lab) not in taken:
+                    if lab != labels[0]:
+                        out[j] = replace(out[j], card=self.deck.code(int(lab)))
+                    taken.add(int(lab))
+                    break
+            else:
+                taken.add(int(labels[0]))
 
     def _strip_setup(self) -> None:
         """Whole-card templates for :meth:`_strip_stage`, pooled, and their column sums (any visible width in O(1))."""
@@ -527,7 +563,8 @@ class Detector:
         self.strip_by_label = {int(x): np.flatnonzero(lab == x) for x in np.unique(lab)}
         self.strip_hw = (hp, wp)
 
-    def _strip_stage(self, face_rows: list[_Row], reads: dict) -> None:  # type: ignore[type-arg]
+    def _strip_stage(self, face_rows: list[_Row], reads: dict,  # type: ignore[type-arg]
+                     opts: dict[tuple[int, int, int], tuple[np.ndarray, np.ndarray]]) -> None:
         """Second look at each face card: the whole strip a covered card shows (its big pips), the top card's whole face.
 
         The index corner's suit sign is 6-7 template pixels; the pips in the rest of the
@@ -631,6 +668,7 @@ class Detector:
             idx = np.argsort(all_cand)[idx]
             comb = total[idx] + STRIP_LAMBDA * sc[: len(cand)]
             j = int(np.argmax(comb))
+            opts[key] = (cand, comb / (1 + STRIP_LAMBDA))
             reads[key] = (int(cand[j]), float(total[idx[j]]), all_cand, total, corner, float(sc[j]))
             if _DEBUG:
                 srt = np.sort(total)[::-1]
@@ -729,23 +767,35 @@ class Detector:
         specs: list[list[tuple[int, int, range, range]]],
     ) -> list[tuple[int, float, list[int], np.ndarray, np.ndarray, list[tuple[int, int]]]]:
         windows, index, count = [], [], 0
+        cache = self._emb_cache  # windows already embedded this frame (a row's far end, read again as its top card)
+        fresh = []
         for (r, _way, _i, _views, _cand), spec in zip(jobs, specs, strict=True):
             idx = []
             for band_way, p, xs, dys in spec:
+                ck = (id(r), band_way, p, xs.start, xs.stop, dys.start, dys.stop)
+                if ck in cache:
+                    idx.append(cache[ck])
+                    continue
                 w = self._window_set(r, band_way, p, xs, dys)
-                idx.append((count, len(w), xs, self._last_origin))
+                idx.append([count, len(w), xs, self._last_origin])
+                fresh.append((ck, idx[-1]))
                 count += len(w)
                 windows.append(w)
             index.append(idx)
-        plain, emb = self.deck.embed2(np.concatenate(windows))
+        if windows:
+            plain_all, emb_all = self.deck.embed2(np.concatenate(windows))
+            for ck, entry in fresh:
+                start, n = entry[0], entry[1]
+                entry[0:2] = [plain_all[start : start + n], emb_all[start : start + n]]
+                cache[ck] = entry
         out = []
         for (_r, _way, _i, _views, cand), idx in zip(jobs, index, strict=True):
             if len(cand) > SHORTLIST:
                 # Shortlist on the two plain views of each candidate, then the full match on the few left.
                 prim = self.primary[cand].reshape(-1)  # (L*2,)
                 pre = np.zeros(len(cand), np.float32)
-                for start, n, _xs, _o in idx:
-                    pre += (emb[start : start + n] @ self.deck.templates[prim].T).max(axis=0).reshape(-1, 2).max(axis=1)
+                for _p, e, _xs, _o in idx:
+                    pre += (e @ self.deck.templates[prim].T).max(axis=0).reshape(-1, 2).max(axis=1)
                 cand = cand[np.argsort(-pre)[:SHORTLIST]]
             groups = [self.by_label[int(lab)] for lab in cand]
             starts = np.cumsum([0] + [len(g) for g in groups[:-1]])
@@ -754,18 +804,18 @@ class Detector:
             ptmpl = self.deck.plain[tids]
             total = np.zeros(len(cand), np.float32)
             per_view = []
-            for start, n, _xs, _o in idx:
-                sc = emb[start : start + n] @ tmpl.T  # (windows, templates)
+            for pl, e, _xs, _o in idx:
+                sc = e @ tmpl.T  # (windows, templates)
                 # The blank-paper gate, only where it can matter: each template's best window.
                 wbest = sc.argmax(axis=0)
-                plain_best = np.einsum("td,td->t", plain[start + wbest], ptmpl)
+                plain_best = np.einsum("td,td->t", pl[wbest], ptmpl)
                 sc[wbest, np.arange(len(tids))] += np.minimum(0.0, plain_best - PLAIN_MIN)
                 best = np.maximum.reduceat(sc, starts, axis=1)  # (windows, labels): any view, any variant
                 total += best.max(axis=0) / len(idx)
                 per_view.append(best)
             k = int(np.argmax(total))
             best_x, corner = [], []
-            for (_start, _n, xs, (ox, oy)), best in zip(idx, per_view, strict=True):
+            for (_p, _e, xs, (ox, oy)), best in zip(idx, per_view, strict=True):
                 w = int(np.argmax(best[:, k]))
                 best_x.append(list(xs)[w % len(xs)])
                 corner.append((ox + w % len(xs), oy + w // len(xs)))
