@@ -373,6 +373,7 @@ class EngineService:
         if nxt is not None:
             self._accept_own(nxt)
             self.publish()
+        self.store.maintain()  # the store's housekeeping, now that no one waits on it
 
     def _record(self, hand: Hand) -> None:
         from engine.store import HandRecord

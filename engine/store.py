@@ -117,6 +117,8 @@ class EventStore(Protocol):
 
     def get_hand(self, hand_id: str) -> HandRecord | None: ...
 
+    def maintain(self) -> None: ...
+
     def close(self) -> None: ...
 
 
@@ -136,6 +138,9 @@ class _SqlStore:
     def __init__(self, table: str) -> None:
         self.table = table
         self._lock = threading.Lock()
+
+    def maintain(self) -> None:
+        """Housekeeping the owner runs when nothing waits on the store (SQLite: checkpoints)."""
 
     # -- subclass hooks -----------------------------------------------------------
     def _execute(self, sql: str, params: Sequence[Any] = ()) -> list[tuple[Any, ...]]:
@@ -312,9 +317,10 @@ class SqliteStore(_SqlStore):
                 )
             # FULL: the WAL is fsynced at every commit, so a returned append survives a power cut.
             self._conn.execute("PRAGMA synchronous=FULL")
-            # Checkpoints (copying the WAL back into the database file, two more fsyncs) are not
-            # done inside an append, where SQLite would do one every ~1000 pages, but by a
-            # thread of their own (see ``_Checkpointer``): an append costs one WAL fsync.
+            # Checkpoints (copying the WAL back into the database file: more writes and fsyncs)
+            # are not left to SQLite, which does one inside whichever commit crosses ~1000
+            # pages; the owner calls ``maintain()`` when nothing waits on it (the engine: after
+            # publishing an input's state), so an append costs one WAL fsync.  See ``maintain``.
             self._conn.execute("PRAGMA wal_autocheckpoint=0")
             for sql, params in self._schema():
                 self._conn.execute(sql, params)
@@ -322,7 +328,6 @@ class SqliteStore(_SqlStore):
             raise StoreError(
                 f"cannot open the event store {self.path}: {exc}; check the directory exists and is writable"
             ) from exc
-        self._checkpointer: _Checkpointer | None = None
         self._since_checkpoint = 0
 
     def _execute(self, sql: str, params: Sequence[Any] = ()) -> list[tuple[Any, ...]]:
@@ -339,71 +344,33 @@ class SqliteStore(_SqlStore):
             self._conn.execute("ROLLBACK")
             raise
         self._since_checkpoint += 1
-        if self._checkpointer is None:
-            self._checkpointer = _Checkpointer(self.path)
-        if self._since_checkpoint >= _INLINE_CHECKPOINT_AFTER:
-            # The checkpoint thread is not keeping up (or is gone): do one here so the WAL stays bounded.
-            self._conn.execute("PRAGMA wal_checkpoint(PASSIVE)")
-            self._since_checkpoint = 0
-        else:
-            self._checkpointer.due(self)
+        if self._since_checkpoint >= CHECKPOINT_INLINE:
+            self._checkpoint()  # an owner that never calls maintain(): as SQLite itself would
         return out
 
+    def maintain(self) -> None:
+        """Checkpoint if enough commits have gathered in the WAL (call it when no one waits).
+
+        A checkpoint run here, by the only writer, copies the whole WAL, so the next commit
+        starts the WAL file from its beginning again: the file stops growing, and a commit's
+        fsync then has no file-size change (no filesystem journal commit) to wait for.  A
+        checkpoint on another thread would not do that while commits keep coming."""
+        if self._since_checkpoint >= CHECKPOINT_EVERY:
+            with self._lock:
+                self._checkpoint()
+
+    def _checkpoint(self) -> None:
+        self._conn.execute("PRAGMA wal_checkpoint(PASSIVE)").fetchall()
+        self._since_checkpoint = 0
+
     def close(self) -> None:
-        if self._checkpointer is not None:
-            self._checkpointer.stop()
         self._conn.close()
 
 
-#: Commits after which the writer checkpoints by itself if the checkpoint thread has not.
-_INLINE_CHECKPOINT_AFTER = 20_000
-#: The checkpoint thread waits this long after a commit, so a burst of inputs is copied in one go.
-_CHECKPOINT_DELAY = 0.5
-
-
-class _Checkpointer:
-    """Copies the WAL into the database file from a thread of its own, shortly after commits.
-
-    Durability does not depend on it: every commit is already fsynced in the WAL.  It only
-    keeps the WAL short (SQLite starts writing it from the beginning again once a checkpoint
-    has copied everything), off the path of an append.
-    """
-
-    def __init__(self, path: Path) -> None:
-        self.path = path
-        self._wake = threading.Event()
-        self._stop = threading.Event()
-        self._store: SqliteStore | None = None
-        self._thread = threading.Thread(target=self._run, name=f"checkpoint-{path.name}", daemon=True)
-        self._thread.start()
-
-    def due(self, store: SqliteStore) -> None:
-        self._store = store
-        self._wake.set()
-
-    def _run(self) -> None:
-        conn = sqlite3.connect(self.path, isolation_level=None, check_same_thread=False, timeout=30)
-        try:
-            conn.execute("PRAGMA synchronous=FULL")
-            while not self._stop.is_set():
-                self._wake.wait()
-                if self._stop.wait(_CHECKPOINT_DELAY):
-                    break
-                self._wake.clear()
-                try:
-                    busy = conn.execute("PRAGMA wal_checkpoint(PASSIVE)").fetchone()[0]
-                except sqlite3.Error as exc:
-                    log.warning("%s: checkpoint failed (%s); the writer will do it later", self.path, exc)
-                    continue
-                if not busy and self._store is not None:
-                    self._store._since_checkpoint = 0
-        finally:
-            conn.close()
-
-    def stop(self) -> None:
-        self._stop.set()
-        self._wake.set()
-        self._thread.join(5)
+#: Commits after which ``maintain()`` checkpoints (a few hundred KB of WAL).
+CHECKPOINT_EVERY = 100
+#: Commits after which an append checkpoints by itself (an owner that does not call maintain()).
+CHECKPOINT_INLINE = 1000
 
 
 class PostgresStore(_SqlStore):

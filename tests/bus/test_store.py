@@ -152,29 +152,39 @@ def test_unwritable_location_names_the_path(tmp_path: Path) -> None:
         SqliteStore(tmp_path / "missing" / "dir" / "e.db", "t1")
 
 
-def test_checkpoints_happen_off_the_append_path(tmp_path: Path) -> None:
-    """An append never checkpoints (one WAL fsync); a thread copies the WAL into the database soon after."""
-    import time
+def test_appends_do_not_checkpoint_maintain_does_and_the_wal_starts_over(tmp_path: Path) -> None:
+    """An append is one WAL fsync; maintain() (run when no one waits) copies the WAL into the
+    database, and the WAL file is then written from its beginning again instead of growing."""
+    from engine import store as store_module
 
     path = tmp_path / "e.db"
+    wal = Path(str(path) + "-wal")
     with SqliteStore(path, "t1") as s:
         assert s._conn.execute("PRAGMA wal_autocheckpoint").fetchone()[0] == 0
         size = path.stat().st_size
-        for seq in range(1, 201):
-            s.append("shoe-1", 1, seq, "card_drawn", {"card": "Ah", "pad": "x" * 200})
-        deadline = time.monotonic() + 10
-        while path.stat().st_size == size and time.monotonic() < deadline:
-            time.sleep(0.05)
-        assert path.stat().st_size > size  # the rows reached the database file without a close
-        # The WAL is all copied: a reader that ignores it (immutable) sees every row.
-        conn = sqlite3.connect(f"file:{path}?immutable=1", uri=True)
-        deadline = time.monotonic() + 10
-        while conn.execute("SELECT COUNT(*) FROM events").fetchone()[0] < 200 and time.monotonic() < deadline:
-            time.sleep(0.1)
-            conn.close()
-            conn = sqlite3.connect(f"file:{path}?immutable=1", uri=True)
-        assert conn.execute("SELECT COUNT(*) FROM events").fetchone()[0] == 200
-        conn.close()
-        s.append("shoe-1", 1, 201, "card_drawn", {"card": "Kd"})
+        for seq in range(1, store_module.CHECKPOINT_EVERY):
+            s.append("shoe-1", 1, seq, "card_drawn", {"card": "Ah"})
+            s.maintain()
+        assert path.stat().st_size == size  # nothing copied yet
+        s.append("shoe-1", 1, store_module.CHECKPOINT_EVERY, "card_drawn", {"card": "Ah"})
+        s.maintain()
+        assert path.stat().st_size > size  # the rows reached the database file
+        wal_size = wal.stat().st_size
+        for round_ in range(3):
+            for k in range(store_module.CHECKPOINT_EVERY):
+                s.append("shoe-1", 1, store_module.CHECKPOINT_EVERY * (round_ + 1) + k + 1, "card_drawn", {"card": "Kd"})
+                s.maintain()
+        assert wal.stat().st_size <= wal_size * 1.5  # reused, not grown by three more rounds
     with SqliteStore(path, "t1") as again:
-        assert [e.seq for e in again.events()][-1] == 201
+        assert [e.seq for e in again.events()][-1] == store_module.CHECKPOINT_EVERY * 4
+
+
+def test_an_owner_that_never_calls_maintain_still_gets_checkpoints(tmp_path: Path) -> None:
+    from engine import store as store_module
+
+    path = tmp_path / "e.db"
+    with SqliteStore(path, "t1") as s:
+        size = path.stat().st_size
+        for seq in range(1, store_module.CHECKPOINT_INLINE + 1):
+            s.append("shoe-1", 1, seq, "card_drawn", {"card": "Ah"})
+        assert path.stat().st_size > size
