@@ -274,6 +274,11 @@ class Detector:
         self.primary = np.zeros((int(deck.labels.max()) + 1, 2), np.int64)
         for lab, ids in self.by_label.items():
             self.primary[lab] = ids[:2]  # the two plain views come first
+        # every label's templates (views and variants), padded by repeating its last
+        g = max(len(ids) for ids in self.by_label.values())
+        self.label_tids = np.zeros((int(deck.labels.max()) + 1, g), np.int64)
+        for lab, ids in self.by_label.items():
+            self.label_tids[lab] = np.concatenate([ids, np.repeat(ids[-1:], g - len(ids))])
         self.c_mean = cv2.resize(deck.mean, cs, interpolation=cv2.INTER_AREA)
         self.c_weight = cv2.resize(deck.weight, cs, interpolation=cv2.INTER_AREA)[:, :, None]
         self.coarse = embed(small, self.c_mean, self.c_weight).T.copy()  # (D, N)
@@ -766,9 +771,11 @@ class Detector:
         self, jobs: list[tuple[_Row, int, int, list[tuple[int, int]], np.ndarray]],
         specs: list[list[tuple[int, int, range, range]]],
     ) -> list[tuple[int, float, list[int], np.ndarray, np.ndarray, list[tuple[int, int]]]]:
-        windows, index, count = [], [], 0
+        """Fine match of every job at once (batched over jobs; a job has one or two views)."""
+        windows, count = [], 0
         cache = self._emb_cache  # windows already embedded this frame (a row's far end, read again as its top card)
         fresh = []
+        index = []
         for (r, _way, _i, _views, _cand), spec in zip(jobs, specs, strict=True):
             idx = []
             for band_way, p, xs, dys in spec:
@@ -788,38 +795,59 @@ class Detector:
                 start, n = entry[0], entry[1]
                 entry[0:2] = [plain_all[start : start + n], emb_all[start : start + n]]
                 cache[ck] = entry
+        nj = len(jobs)
+        nw = len(index[0][0][1])
+        nv = np.array([len(idx) for idx in index])
+        emb = np.zeros((nj, 2, nw, emb_all.shape[1] if windows else self.deck.templates.shape[1]), np.float32)
+        plain = np.zeros((nj, 2, nw, self.deck.plain.shape[1]), np.float32)
+        for j, idx in enumerate(index):
+            for v, (pl, e, _xs, _o) in enumerate(idx):
+                emb[j, v] = e
+                plain[j, v] = pl
+        # Shortlist on the two plain views of each candidate, then the full match on the few left.
+        ncand = np.array([len(c) for *_x, c in jobs])
+        lmax = int(ncand.max())
+        cand = np.zeros((nj, lmax), np.int64)
+        for j, (*_x, c) in enumerate(jobs):
+            cand[j, : len(c)] = c
+        valid = np.arange(lmax)[None, :] < ncand[:, None]
+        if lmax > SHORTLIST:
+            tp = self.deck.templates[self.primary[cand].reshape(nj, -1)]  # (J, 2L, D)
+            pre = np.matmul(emb.reshape(nj, 2 * nw, -1), tp.transpose(0, 2, 1)).reshape(nj, 2, nw, lmax, 2)
+            pre = pre.max(axis=(2, 4))  # (J, 2, L)
+            pre[:, 1] *= nv[:, None] > 1
+            pre = np.where(valid, pre.sum(axis=1), -np.inf)
+            keep = np.argsort(-pre, axis=1, kind="stable")[:, :SHORTLIST]
+            cand = np.take_along_axis(cand, keep, axis=1)
+            valid = np.take_along_axis(valid, keep, axis=1)
+        ns = cand.shape[1]
+        tids = self.label_tids[cand].reshape(nj, -1)  # (J, S*G)
+        g = self.label_tids.shape[1]
+        tmpl = self.deck.templates[tids]  # (J, SG, D)
+        sc = np.matmul(emb.reshape(nj, 2 * nw, -1), tmpl.transpose(0, 2, 1)).reshape(nj, 2, nw, ns * g)
+        # The blank-paper gate, only where it can matter: each template's best window.
+        wbest = sc.argmax(axis=2)  # (J, 2, SG)
+        pc = np.matmul(plain.reshape(nj, 2 * nw, -1), self.deck.plain[tids].transpose(0, 2, 1)).reshape(nj, 2, nw, ns * g)
+        plain_best = np.take_along_axis(pc, wbest[:, :, None, :], axis=2)[:, :, 0]  # (J, 2, SG)
+        pen = np.minimum(0.0, plain_best - PLAIN_MIN)[:, :, None, :]
+        np.put_along_axis(sc, wbest[:, :, None, :], np.take_along_axis(sc, wbest[:, :, None, :], axis=2) + pen, axis=2)
+        best = sc.reshape(nj, 2, nw, ns, g).max(axis=4)  # (J, 2, W, S): any view, any variant
+        per_view = best.max(axis=2)  # (J, 2, S)
+        per_view[:, 1] *= nv[:, None] > 1
+        total = per_view.sum(axis=1) / nv[:, None]
+        total = np.where(valid, total, -np.inf).astype(np.float32)
+        ks = total.argmax(axis=1)
+        wk = best[np.arange(nj), :, :, ks].argmax(axis=2)  # (J, 2): best window of the winner, per view
         out = []
-        for (_r, _way, _i, _views, cand), idx in zip(jobs, index, strict=True):
-            if len(cand) > SHORTLIST:
-                # Shortlist on the two plain views of each candidate, then the full match on the few left.
-                prim = self.primary[cand].reshape(-1)  # (L*2,)
-                pre = np.zeros(len(cand), np.float32)
-                for _p, e, _xs, _o in idx:
-                    pre += (e @ self.deck.templates[prim].T).max(axis=0).reshape(-1, 2).max(axis=1)
-                cand = cand[np.argsort(-pre)[:SHORTLIST]]
-            groups = [self.by_label[int(lab)] for lab in cand]
-            starts = np.cumsum([0] + [len(g) for g in groups[:-1]])
-            tids = np.concatenate(groups)
-            tmpl = self.deck.templates[tids]
-            ptmpl = self.deck.plain[tids]
-            total = np.zeros(len(cand), np.float32)
-            per_view = []
-            for pl, e, _xs, _o in idx:
-                sc = e @ tmpl.T  # (windows, templates)
-                # The blank-paper gate, only where it can matter: each template's best window.
-                wbest = sc.argmax(axis=0)
-                plain_best = np.einsum("td,td->t", pl[wbest], ptmpl)
-                sc[wbest, np.arange(len(tids))] += np.minimum(0.0, plain_best - PLAIN_MIN)
-                best = np.maximum.reduceat(sc, starts, axis=1)  # (windows, labels): any view, any variant
-                total += best.max(axis=0) / len(idx)
-                per_view.append(best)
-            k = int(np.argmax(total))
+        for j, idx in enumerate(index):
+            k = int(ks[j])
             best_x, corner = [], []
-            for (_p, _e, xs, (ox, oy)), best in zip(idx, per_view, strict=True):
-                w = int(np.argmax(best[:, k]))
-                best_x.append(list(xs)[w % len(xs)])
+            for v, (_p, _e, xs, (ox, oy)) in enumerate(idx):
+                w = int(wk[j, v])
+                best_x.append(xs.start + w % len(xs))
                 corner.append((ox + w % len(xs), oy + w // len(xs)))
-            out.append((int(cand[k]), float(total[k]), best_x, cand, total, corner))
+            c = cand[j][valid[j]]
+            out.append((int(cand[j, k]), float(total[j, k]), best_x, c, total[j][valid[j]], corner))
         return out
 
 
