@@ -82,7 +82,7 @@ from engine.ranking import (
     low_value,
 )
 from engine.rules import GameConfig, Variant
-from engine.showdown import Pot, Scores, build_pots, kill_losing_hands, split_pot
+from engine.showdown import Pot, Scores, build_pots, kill_losing_hands, pots_without, split_pot
 
 STREET_NAMES = ("third street", "fourth street", "fifth street", "sixth street", "seventh street")
 # (down, up) cards each live seat receives on each street (RRoP 8.0; 001 dealing order).
@@ -91,6 +91,7 @@ STREET_DEAL = ((2, 1), (0, 1), (0, 1), (0, 1), (1, 0))
 DUE = tuple(
     (sum(d for d, _ in STREET_DEAL[: k + 1]), sum(u for _, u in STREET_DEAL[: k + 1])) for k in range(len(STREET_DEAL))
 )
+HELD = tuple(d + u for d, u in DUE)  # cards a seat holds once each street is fully dealt
 CARDS_IN_DECK = 52
 
 
@@ -303,6 +304,8 @@ class BettingRound:
 _option: Callable[[str, int, bool], Option] = lru_cache(maxsize=1024)(Option)
 _OPTIONS_MEMO_SIZE = 20_000
 _OPTIONS: dict[tuple[int | str | bool, ...], Options] = {}  # see ``Hand._options_for``
+_wager_words: dict[tuple[int | str | bool, ...], Announcement] = {}  # see ``Hand._wager``
+_RAISE_NAMES = {2: "Raise", 3: "Three bets", 4: "Four bets"}
 _FOLD = Option("fold")
 _CHECK = Option("check")
 
@@ -331,25 +334,29 @@ class Hand:
     """One hand, from the antes to the pot awarded.  See the module docstring."""
 
     def __init__(self, start: HandStarted) -> None:
-        if not 2 <= len(start.seats) <= 8:
-            raise IllegalAction("engine.seats", f"a stud hand needs 2 to 8 players; got {len(start.seats)}")
-        numbers = [s.seat for s in start.seats]
-        if len(set(numbers)) != len(numbers):
-            raise IllegalAction("engine.seats", f"a seat is listed twice: {numbers}")
-        if numbers != sorted(numbers):
-            raise IllegalAction(
-                "engine.seats", "seats must be listed in deal order (ascending from the dealer's left)"
-            )
-        for entry in start.seats:
-            if entry.stack <= 0:
-                raise IllegalAction("engine.seats", f"seat {entry.seat} has no chips and cannot be dealt in")
-        unknown_absent = set(start.absent) - set(numbers)
-        if unknown_absent:
-            raise IllegalAction("engine.seats", f"absent seat(s) {sorted(unknown_absent)} are not dealt in")
+        entries = start.seats
+        if not 2 <= len(entries) <= 8:
+            raise IllegalAction("engine.seats", f"a stud hand needs 2 to 8 players; got {len(entries)}")
+        previous = None
+        for entry in entries:
+            if (previous is not None and entry.seat <= previous) or entry.stack <= 0:
+                self._refuse_seats(start)
+            previous = entry.seat
+        if start.absent:
+            self._refuse_seats(start)
         self.start = start
         self.config: GameConfig = start.config
         self.hand_id = start.hand_id
-        self.seats = [SeatState(s.seat, s.name, s.stack, s.stack) for s in start.seats]
+        # Antes (RRoP stud 1; a stack smaller than the ante is all in for what it has).
+        ante = self.config.ante
+        absent = start.absent
+        self.seats = [
+            SeatState(
+                e.seat, e.name, e.stack, e.stack - min(ante, e.stack),
+                ante=min(ante, e.stack), committed=min(ante, e.stack), absent=e.seat in absent,
+            )
+            for e in entries
+        ]
         self._index = {s.seat: i for i, s in enumerate(self.seats)}
         self.events: list[Event] = [start]
         self.phase = Phase.DEALING
@@ -374,13 +381,24 @@ class Hand:
         self.announcements: list[Announcement] = []
         self.paired_announced: set[int] = set()
         self._owed = 3 * len(self.seats)  # cards still owed on this street (``_after_card``)
-        # Antes (RRoP stud 1; a stack smaller than the ante is all in for what it has).
-        for s in self.seats:
-            ante = min(self.config.ante, s.stack)
-            s.stack -= ante
-            s.ante = ante
-            s.committed = ante
-            s.absent = s.seat in start.absent
+        self._deal_from = 0  # where ``next_deal`` starts looking
+
+    @staticmethod
+    def _refuse_seats(start: HandStarted) -> None:
+        """Raise the error for seats that cannot start a hand (a second look, in order)."""
+        numbers = [s.seat for s in start.seats]
+        if len(set(numbers)) != len(numbers):
+            raise IllegalAction("engine.seats", f"a seat is listed twice: {numbers}")
+        if numbers != sorted(numbers):
+            raise IllegalAction(
+                "engine.seats", "seats must be listed in deal order (ascending from the dealer's left)"
+            )
+        for entry in start.seats:
+            if entry.stack <= 0:
+                raise IllegalAction("engine.seats", f"seat {entry.seat} has no chips and cannot be dealt in")
+        unknown_absent = set(start.absent) - set(numbers)
+        if unknown_absent:
+            raise IllegalAction("engine.seats", f"absent seat(s) {sorted(unknown_absent)} are not dealt in")
 
     # ------------------------------------------------------------------ build
 
@@ -528,23 +546,40 @@ class Hand:
                     break
             else:
                 return ("burn", None, False)
+        # The seats are looked at in dealing order from ``_deal_from``: every place before it
+        # was found served already on this street, and a served seat stays served until a
+        # ruling takes cards back (which resets it, in ``_after_card``).
+        seats = self.seats
+        n = len(seats)
+        start = self._deal_from
         if street == 0:
+            # Third street: round 0 and 1 down, round 2 the door card (places rnd * n + i).
             for rnd in (0, 1, 2):
-                for s in self.seats:
+                base = rnd * n
+                if start >= base + n:
+                    continue
+                for i in range(start - base if start > base else 0, n):
+                    s = seats[i]
                     if s.n_down + s.n_up <= rnd and not s.folded and not s.mucked:
+                        self._deal_from = base + i
                         return ("card", s.seat, s.n_up == 0 if rnd == 2 else s.n_down >= 2)
+            self._deal_from = 3 * n
             return None
         elif street == 4 and self.common:
             return None  # the common card plays for everyone (see ``needs``)
         down_due, up_due = DUE[street]
-        for s in self.seats:
+        for i in range(start, n):
+            s = seats[i]
             if not s.folded and not s.mucked:
                 if s.last_up and street == 4:
                     d, u = self.due(s)
                     if s.n_down < d or s.n_up < u:
+                        self._deal_from = i
                         return ("card", s.seat, s.n_up < u and s.n_down >= d)
                 elif s.n_down < down_due or s.n_up < up_due:
+                    self._deal_from = i
                     return ("card", s.seat, s.n_up < up_due and s.n_down >= down_due)
+        self._deal_from = n
         return None
 
     def options(self) -> Options | None:
@@ -643,8 +678,12 @@ class Hand:
             )
 
     def _on_card_dealt(self, e: CardDealt) -> None:
-        idx = self._index.get(e.seat)
-        s = self.seats[idx] if idx is not None else self.seat(e.seat)  # seat() refuses an unknown seat
+        try:
+            s = self.seats[self._index[e.seat]]
+        except KeyError:
+            s = None
+        if s is None:
+            s = self.seat(e.seat)  # refuses the unknown seat
         if s.folded or s.mucked:
             raise IllegalAction("engine.deal", f"seat {e.seat} is out of this hand and gets no cards")
         street = self.street
@@ -696,19 +735,27 @@ class Hand:
             s.n_down = n_down = n_down + 1
         owed = self._owed - 1
         self._owed = owed
-        if owed <= 0:
-            self._after_card()  # counts again, and opens the betting if nobody is owed a card
+        if owed == 0:
+            self._begin_betting()  # every live seat has its cards for the street
+        elif owed < 0:
+            self._after_card()  # cannot happen (test_hand_derived); count again to be safe
 
     def _on_card_burned(self, e: CardBurned) -> None:
         if self.burned_this_street:
             # RRoP stud 13: two burns for one round is a dealer error to correct.
             raise IllegalAction("RRoP stud 13", f"a card was already burned on {STREET_NAMES[self.street]}")
-        delivered = sum(DUE[self.street - 1]) if self.street else 0
-        if any(not s.folded and not s.mucked and len(s.cards) > delivered for s in self.seats) and not self._burn_may_follow_cards(delivered):
-            raise IllegalAction("RRoP stud 13", "the burn comes before the street's first card")
-        self._check_new_card(e.card, "burned")
-        self._take_from_stub(e.card)
-        self.burns.append(e.card)
+        delivered = HELD[self.street - 1] if self.street else 0
+        for s in self.seats:
+            if not s.folded and not s.mucked and len(s.cards) > delivered:
+                if not self._burn_may_follow_cards(delivered):
+                    raise IllegalAction("RRoP stud 13", "the burn comes before the street's first card")
+                break
+        c = e.card
+        # ``_check_new_card`` and ``_take_from_stub``, inline as for a card dealt.
+        if self.stub <= 0 or (c.known and c in self.seen):
+            self._check_new_card(c, "burned")
+        self._take_from_stub(c)
+        self.burns.append(c)
         self.burned_this_street = True
 
     def _on_common_card_dealt(self, e: CommonCardDealt) -> None:
@@ -1099,6 +1146,7 @@ class Hand:
         set when a street's deal begins and here (after every ruling that changes who holds
         what), and counted down by each card dealt (``_on_card_dealt``), which calls this
         when it reaches zero."""
+        self._deal_from = 0
         if self.common and self.street == 4:
             self._begin_betting()  # RRoP stud 15: the common card is everyone's seventh card
             return
@@ -1114,11 +1162,13 @@ class Hand:
         for s in self.seats:
             if not s.folded and not s.mucked:
                 if s.last_up and street == 4:
-                    down_due, up_due = self.due(s)
-                    owed += max(0, down_due - s.n_down) + max(0, up_due - s.n_up)
-                    down_due, up_due = DUE[street]
-                else:
-                    owed += max(0, down_due - s.n_down) + max(0, up_due - s.n_up)
+                    d, u = self.due(s)
+                    owed += max(0, d - s.n_down) + max(0, u - s.n_up)
+                    continue
+                if s.n_down < down_due:
+                    owed += down_due - s.n_down
+                if s.n_up < up_due:
+                    owed += up_due - s.n_up
         return owed
 
     # ------------------------------------------------------------- betting
@@ -1254,11 +1304,18 @@ class Hand:
         """``paired``: the live seats (indices) showing a pair among their up cards."""
         s = self.seats[opener]
         razz = self.config.variant is _RAZZ
-        text = _BOARD_TEXTS[razz].get(self._board_rank_key(s)) or _board_words(self.up_cards_for_ranking(s), razz)
-        self.announcements.append(_announcement("high_hand", f"Seat {s.seat}: {text}", (s.seat,)))
+        key = (razz, s.seat, self._board_rank_key(s))
+        announcement = _high_hand_words.get(key)
+        if announcement is None:
+            text = _board_words(self.up_cards_for_ranking(s), razz)
+            if len(_high_hand_words) >= _BOARD_MEMO_SIZE:
+                _high_hand_words.clear()
+            announcement = _high_hand_words[key] = _announcement("high_hand", f"Seat {s.seat}: {text}", (s.seat,))
+        self.announcements.append(announcement)
         # RRoP stud 12: all pairs; razz 5: pairs the first time, never face-card pairs.
+        announced = self.paired_announced
         for i in paired:
-            if i in self.paired_announced:
+            if i in announced:
                 continue
             other = self.seats[i]
             ranks = [c.rank for c, face_up in other.cards if face_up and c.known]
@@ -1314,36 +1371,47 @@ class Hand:
         s = self.seats[idx]
         cfg = self.config
         stack = s.stack
+        key: tuple[int | str | bool, ...]
         if rnd.bring_in_open:
             # RRoP stud 2: the forced bet may open for a full bet; stud 8: after an all-in low card
             # the next player may also fold.
-            opts: list[Option] = []
             amount = min(stack, cfg.bring_in)
-            if not rnd.bring_in_forced:
-                opts.append(_FOLD)
-            opts.append(_option("bring_in", amount, amount == stack))
-            if stack > cfg.bring_in or not cfg.rules.short_bring_in_calls_full:
-                complete = min(stack, cfg.small_bet)
-                opts.append(_option("complete", complete, complete == stack))
-            return _options(s.seat, tuple(opts), 0)
-        to_call = rnd.to - s.bet
+            complete = (
+                min(stack, cfg.small_bet) if stack > cfg.bring_in or not cfg.rules.short_bring_in_calls_full else 0
+            )
+            key = (s.seat, "bring_in", rnd.bring_in_forced, amount, amount == stack, complete, complete == stack)
+            answer = _OPTIONS.get(key)
+            if answer is None:
+                opts: list[Option] = []
+                if not rnd.bring_in_forced:
+                    opts.append(_FOLD)
+                opts.append(_option("bring_in", amount, amount == stack))
+                if complete:
+                    opts.append(_option("complete", complete, complete == stack))
+                answer = _OPTIONS[key] = _options(s.seat, tuple(opts), 0)
+            return answer
+        to = rnd.to
+        bet = s.bet
+        to_call = to - bet
         if to_call > stack:
             to_call = stack
         elif to_call < 0:
             to_call = 0
-        targets = self._raise_targets(idx)
+        targets = self._raise_targets(idx, s, rnd)
         # The same answers recur at every table: one memo, keyed by what decides the answer.
         if not targets:
-            key: tuple[int | str | bool, ...] = (s.seat, to_call, to_call == stack)
+            key = (s.seat, to_call, to_call == stack)
         elif len(targets) == 1:
-            if rnd.completion_pending or (rnd.full_to == 0 and rnd.to > 0 and cfg.rules.half_bet_all_in_reopens):
+            if rnd.completion_pending or (rnd.full_to == 0 and to > 0 and cfg.rules.half_bet_all_in_reopens):
                 kind = "complete"
-            elif rnd.to == 0:
+            elif to == 0:
                 kind = "bet"
             else:
                 kind = "raise"
-            most = stack + s.bet
-            amount = targets[0] if targets[0] < most else most
+            most = stack + bet
+            amount = targets[0]
+            if amount > most:
+                amount = most
             key = (s.seat, to_call, to_call == stack, kind, amount, amount == most)
         else:
             return self._options_with_targets(s, to_call, targets)
@@ -1382,13 +1450,11 @@ class Hand:
             wagers.append(_option(kind, amount, amount == most))
         return _options(s.seat, first + tuple(wagers), to_call)
 
-    def _raise_targets(self, idx: int) -> list[int]:
-        """The street totals this player may bet, complete or raise to (empty if none)."""
-        rnd = self.round
-        assert rnd is not None
+    def _raise_targets(self, idx: int, s: SeatState, rnd: BettingRound) -> list[int]:
+        """The street totals the player at ``idx`` (``s``, to act in ``rnd``) may bet, complete
+        or raise to (empty if none)."""
         if rnd.call_only and idx in rnd.call_only:
             return []  # RRoP stud 14: premature seventh card kept, may only call on sixth street
-        s = self.seats[idx]
         to = rnd.to
         if s.stack <= to - s.bet:
             return []  # covered: calling puts this player all in
@@ -1434,8 +1500,10 @@ class Hand:
     def _on_player_action(self, e: PlayerAction) -> None:
         rnd = self.round
         assert rnd is not None
-        idx = self._index.get(e.seat)
-        s = self.seats[idx] if idx is not None else self.seat(e.seat)  # seat() refuses an unknown seat
+        idx = self._index.get(e.seat, -1)
+        if idx < 0:
+            self.seat(e.seat)  # refuses the unknown seat
+        s = self.seats[idx]
         to_act = rnd.to_act
         if not to_act:
             raise IllegalAction("engine.turn", "no player is due to act")
@@ -1444,12 +1512,19 @@ class Hand:
             raise IllegalAction(
                 "RRoP 3.5 out of turn", f"seat {e.seat} acted out of turn; seat {self.to_act} is to act"
             )
-        opts = self.options()
-        assert opts is not None
+        # ``options()``: usually just asked by the dealer's screen, so remembered for this position.
+        cached = self._options_cache
+        if cached is not None and cached[0] == len(self.events):
+            opts = cached[1]
+        else:
+            opts = self._options_for(idx)
+            self._options_cache = (len(self.events), opts)
         action = e.action
         amount = e.amount
         for chosen in opts.options:
-            if chosen.amount == amount and chosen.action == action:
+            if chosen.action == action and (
+                chosen.amount == amount or (amount is None and (action == "check" or action == "fold"))
+            ):
                 break  # the usual case; everything else is checked in ``_match_option``
         else:
             chosen = self._match_option(opts, e)
@@ -1544,12 +1619,16 @@ class Hand:
     def _wager(self, idx: int, chosen: Option) -> None:
         rnd = self.round
         assert rnd is not None
-        s = self.seats[idx]
+        seats = self.seats
+        s = seats[idx]
         rules = self.config.rules
         target = chosen.amount
         previous_to = rnd.to
         increment = target - previous_to
-        self._put(s, target - s.bet)
+        added = target - s.bet
+        s.stack -= added
+        s.bet = target
+        s.committed += added
         all_in = s.stack == 0
         rnd.bring_in_open = False
         rnd.bring_in_forced = False
@@ -1586,11 +1665,20 @@ class Hand:
         rnd.acted.add(idx)
         rnd.aggressor = idx
         # Everyone else who can still act must answer the wager, from this player's left.
-        live = [i for i, o in enumerate(self.seats) if not o.folded and not o.mucked and o.stack > 0 and i != idx]
-        rnd.to_act = self._rotate(live, idx)
+        to_act = [i for i in range(idx + 1, len(seats)) if (o := seats[i]).stack > 0 and not o.folded and not o.mucked]
+        if idx:
+            to_act += [i for i in range(idx) if (o := seats[i]).stack > 0 and not o.folded and not o.mucked]
+        rnd.to_act = to_act
         if rnd.count >= self.config.bet_cap and self._not_all_in_count() >= 3:
             rnd.capped = True
-        self.announcements.append(self._wager_announcement(s, chosen, rnd, was_completion))
+        # The words depend on these only, and recur: remembered.
+        key = (s.seat, chosen.action, target, rnd.count, rnd.capped, was_completion)
+        announcement = _wager_words.get(key)
+        if announcement is None:
+            if len(_wager_words) >= _OPTIONS_MEMO_SIZE:
+                _wager_words.clear()
+            announcement = _wager_words[key] = self._wager_announcement(s, chosen, rnd, was_completion)
+        self.announcements.append(announcement)
 
     def _wager_announcement(
         self, s: SeatState, o: Option, rnd: BettingRound, completion: bool
@@ -1602,8 +1690,7 @@ class Hand:
         elif rnd.count <= 1:
             text = f"Seat {s.seat} {'completes' if o.action == 'complete' else 'raises'} to {o.amount}"
         else:
-            names = {2: "Raise", 3: "Three bets", 4: "Four bets"}
-            text = names.get(rnd.count, f"{rnd.count} bets")
+            text = _RAISE_NAMES.get(rnd.count, f"{rnd.count} bets")
             if rnd.capped:
                 text += ", capped"
             text = f"{text}: seat {s.seat} to {o.amount}"
@@ -1620,17 +1707,29 @@ class Hand:
     def _end_round(self) -> None:
         rnd = self.round
         assert rnd is not None
-        # An uncalled bet, or the part of it nobody matched, goes back to its owner.
-        bets = sorted(s.bet for s in self.seats)
-        cutoff = bets[-2] if len(bets) > 1 else 0
-        for s in self.seats:
-            if s.bet > cutoff:
-                s.stack += s.bet - cutoff
-                s.committed -= s.bet - cutoff
-            s.bet = 0
+        # An uncalled bet, or the part of it nobody matched, goes back to its owner: whatever
+        # is above the second largest bet.
+        seats = self.seats
+        top = cutoff = -1
+        for s in seats:
+            bet = s.bet
+            if bet > cutoff:
+                if bet > top:
+                    cutoff, top = top, bet
+                else:
+                    cutoff = bet
+        live = 0
+        for s in seats:
+            if s.bet:
+                if s.bet > cutoff:
+                    s.stack += s.bet - cutoff
+                    s.committed -= s.bet - cutoff
+                s.bet = 0
+            if not s.folded and not s.mucked:
+                live += 1
         self.last_round = rnd
         self.round = None
-        if len(self.live_seats) == 1:
+        if live == 1:
             self._award_uncontested()
             return
         if self.street == 4:
@@ -1643,6 +1742,7 @@ class Hand:
         self.street_start = len(self.events) + 1  # the input being applied is appended after this
         self.phase = _DEALING
         self._owed = self._owed_cards()
+        self._deal_from = 0
 
     # ------------------------------------------------------------ showdown
 
@@ -1745,7 +1845,9 @@ class Hand:
         killed = kill_losing_hands(pots, self.seats, self.common, variant, scores)
         for s in killed:
             s.mucked = True
-        self.pots = build_pots(self.seats, rules) if killed else pots
+        if killed:
+            pots = pots_without(pots, {s.seat for s in killed}, rules) or build_pots(self.seats, rules)
+        self.pots = pots
         live = self.live_seats
         anyone_low = variant is Variant.STUD8 and any(scores.low8(s.seat) is not None for s in live)
         for k, pot in enumerate(self.pots):
@@ -1805,6 +1907,7 @@ _BOARD_MEMO_SIZE = 50_000
 _NO_BOARD: tuple[tuple[int, ...], bool] = ((), False)  # nothing identified: it never acts first
 _BOARDS: tuple[dict[int, tuple[tuple[int, ...], bool]], ...] = ({1: _NO_BOARD}, {1: _NO_BOARD})
 _BOARD_TEXTS: tuple[dict[int, str], ...] = ({}, {})
+_high_hand_words: dict[tuple[bool, int, int], Announcement] = {}  # (razz, seat, rank key)
 # Showdown words by hand value (``describe_high`` and ``describe_low`` read the value only);
 # a few thousand values at most.
 _high_words: dict[int, str] = {}

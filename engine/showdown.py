@@ -27,6 +27,18 @@ class Pot:
     eligible: tuple[int, ...]  # seat numbers of the live hands that can win it
 
 
+_new = object.__new__
+
+
+def _pot(amount: int, eligible: tuple[int, ...]) -> Pot:
+    """``Pot(amount, eligible)`` without the frozen dataclass's ``__init__``."""
+    pot = _new(Pot)
+    fields_ = pot.__dict__
+    fields_["amount"] = amount
+    fields_["eligible"] = eligible
+    return pot
+
+
 def build_pots(seats: Sequence[SeatState], rules: HouseRules) -> list[Pot]:
     """Main pot first, then side pots, from every seat's contribution."""
     if rules.antes_in_side_pots:
@@ -59,28 +71,50 @@ def _pots_antes_dead(seats: Sequence[SeatState]) -> list[Pot]:
     """PokerKit 0.7.7's pots with no ante trimming: antes seed the lowest pot."""
     amount = 0
     levels = set()
+    rows = []  # (chips in beyond the ante, live, seat number)
     for s in seats:
         amount += s.ante
-        levels.add(s.committed - s.ante)
+        level = s.committed - s.ante
+        levels.add(level)
+        rows.append((level, not s.folded and not s.mucked, s.seat))
     previous = 0
     pots: list[Pot] = []
     for level in sorted(levels):
         reaching = 0
         live: list[int] = []
-        for s in seats:
-            if s.committed - s.ante >= level:
+        for put, is_live, seat in rows:
+            if put >= level:
                 reaching += 1
-                if not s.folded and not s.mucked:
-                    live.append(s.seat)
+                if is_live:
+                    live.append(seat)
         amount += (level - previous) * reaching
         eligible = tuple(live)
         while pots and pots[-1].eligible == eligible:
             amount += pots.pop().amount
         if amount:
-            pots.append(Pot(amount, eligible))
+            pots.append(_pot(amount, eligible))
         amount = 0
         previous = level
     return pots
+
+
+def pots_without(pots: Sequence[Pot], gone: set[int], rules: HouseRules) -> list[Pot] | None:
+    """The pots once the hands of the seats ``gone`` are out, or None when only
+    ``build_pots`` can tell (Robert's Rules: a hand out changes the levels).
+
+    With antes dead and pots of the same contenders merged (PokerKit, ``wsop2023``), the
+    levels stay: each pot loses those contenders and neighbours left with the same ones
+    merge, which is what ``build_pots`` would build again."""
+    if rules.antes_in_side_pots:
+        return None
+    merged: list[Pot] = []
+    for pot in pots:
+        eligible = tuple(n for n in pot.eligible if n not in gone)
+        amount = pot.amount
+        while merged and merged[-1].eligible == eligible:
+            amount += merged.pop().amount
+        merged.append(_pot(amount, eligible))
+    return merged
 
 
 class Scores:

@@ -25,7 +25,7 @@ from engine.events import (
     PlayerAction,
     SeatEntry,
 )
-from engine.hand import Hand, Option, Phase
+from engine.hand import Hand, Option, Options, Phase
 from engine.rules import GameConfig, house_rules
 
 # How often a simulated player picks each kind of action, when it is legal.
@@ -61,7 +61,7 @@ _WEIGHT = ACTION_WEIGHTS.get
 # down; a seat, an action, an amount): built once, reused.
 _MEMO_SIZE = 20_000
 _actions: dict[tuple[int, str, int | None], PlayerAction] = {}
-_dealt: dict[tuple[int, Card, bool], CardDealt] = {}
+_dealt_rows: dict[tuple[int, bool], list[CardDealt | None]] = {}
 _burned: dict[Card, CardBurned] = {}
 
 
@@ -75,13 +75,40 @@ def _player_action(seat: int, action: str, amount: int | None) -> PlayerAction:
     return event
 
 
+# The engine hands out the same ``Options`` values again and again (engine.hand memoises
+# them): for each, the running totals of its weights (all but the last), their sum and the
+# event each option makes.  Keyed by ``id``, and the entry holds the options themselves, so
+# the id cannot be another object's while the entry lives.
+_choices: dict[int, tuple[Options, tuple[int, ...], int, tuple[PlayerAction, ...]]] = {}
+
+
+def _choice_entry(opts: Options) -> tuple[Options, tuple[int, ...], int, tuple[PlayerAction, ...]]:
+    if len(_choices) >= _MEMO_SIZE:
+        _choices.clear()
+    running: list[int] = []
+    total = 0
+    for o in opts.options:
+        total += _WEIGHT(o.action, 1)
+        running.append(total)
+    events = tuple(
+        _player_action(opts.seat, o.action, None if o.action == "fold" or o.action == "check" else o.amount)
+        for o in opts.options
+    )
+    entry = _choices[id(opts)] = (opts, tuple(running[:-1]), total, events)
+    return entry
+
+
 def _card_dealt(seat: int, card: Card, face_up: bool) -> CardDealt:
-    key = (seat, card, face_up)
-    event = _dealt.get(key)
-    if event is None:
-        if len(_dealt) >= _MEMO_SIZE:
-            _dealt.clear()
-        event = _dealt[key] = CardDealt(seat, card, face_up)
+    # One row of 52 per seat and face, by card index (no hashing of the card).
+    row = _dealt_rows.get((seat, face_up))
+    if row is None:
+        row = _dealt_rows[(seat, face_up)] = [None] * 52
+    index = card.index_or_none
+    if index is None:
+        return CardDealt(seat, card, face_up)
+    event = row[index]
+    if event is None or event.card is not card:
+        event = row[index] = CardDealt(seat, card, face_up)
     return event
 
 
@@ -111,21 +138,17 @@ class SimulatedDealer:
                 return choose(hand)
             opts = hand.options()
             assert opts is not None
-            # ``weighted_choice``, inline: the same pick from the same random number.
-            options = opts.options
-            weights = [_WEIGHT(o.action, 1) for o in options]
-            r = self.rng.random() * sum(weights)
-            last = len(options) - 1
-            running = 0
-            for k in range(last):
-                running += weights[k]
-                if r < running:
-                    o = options[k]
-                    break
-            else:
-                o = options[last]
-            action = o.action
-            return _player_action(opts.seat, action, None if action == "fold" or action == "check" else o.amount)
+            # ``weighted_choice``, inline: the same pick from the same random number, with the
+            # running weights and the events for these options worked out once (``_choices``).
+            entry = _choices.get(id(opts))
+            if entry is None or entry[0] is not opts:
+                entry = _choice_entry(opts)
+            _, running, total, events = entry
+            r = self.rng.random() * total
+            for k, bound in enumerate(running):
+                if r < bound:
+                    return events[k]
+            return events[-1]
         if phase is _DEALING:
             slot = hand.next_deal()
             assert slot is not None
@@ -191,8 +214,16 @@ def new_hand(
         else cfg
     )
     stacks = stacks or [rng.randint(60, 300) for _ in range(players)]
-    seats = tuple(SeatEntry(i + 1, f"Player {i + 1}", s) for i, s in enumerate(stacks))
+    key = tuple(stacks)
+    seats = _seat_entries.get(key)
+    if seats is None:
+        if len(_seat_entries) >= _MEMO_SIZE:
+            _seat_entries.clear()
+        seats = _seat_entries[key] = tuple(SeatEntry(i + 1, f"Player {i + 1}", s) for i, s in enumerate(stacks))
     return Hand(HandStarted(hand_id, cfg, seats))
+
+
+_seat_entries: dict[tuple[int, ...], tuple[SeatEntry, ...]] = {}  # by stacks: immutable, reused
 
 
 def play_random_hand(
