@@ -317,6 +317,14 @@ class BusClient:
     def _send(self, client: Any, msg: Message) -> None:
         spec = msg.spec
         info = client.publish(msg.topic, wire.encode(msg), qos=spec.qos, retain=spec.retained)
+        if spec.qos > 0 and threading.current_thread() is getattr(client, "_thread", None):
+            # Sent from a callback, on the network thread: paho only queues the packet, and
+            # writes it when the callback has returned and its loop comes round again.  The
+            # engine publishes a state from its message handler and then goes on with work
+            # that need not hold the state up (the hand log, the next hand, store upkeep), so
+            # write it now.  Safe here: only this thread writes to the socket, and with no
+            # QoS 0 publish queued (the contract has none) a write calls no callback.
+            client.loop_write()
         if spec.qos > 0:
             with self._ack_lock:
                 if info.mid in self._early_acks:  # the PUBACK beat us here

@@ -339,3 +339,38 @@ def test_embedded_broker_asks_the_acl_directly() -> None:
         console.stop()
     finally:
         broker.stop()
+
+
+def test_a_publish_from_a_handler_goes_out_before_the_handler_returns(mqtt_broker: Any, bus: Any) -> None:
+    """The engine publishes a state inside its message handler and then does more work; the
+    state must not wait for that work (paho would write it only after the handler returns)."""
+    returned = threading.Event()
+    seen: list[bool] = []
+    inbox = Inbox()
+
+    def handler(msg: Message) -> None:
+        engine.publish(Channel.STATE, "state", state={"seat": msg.body["seat"]})
+        if msg.body["seat"] == 2:
+            time.sleep(1.0)  # the hand log, the next hand, store upkeep...
+            returned.set()
+
+    def watch(msg: Message) -> None:
+        if msg.body["state"]["seat"] == 2:
+            seen.append(returned.is_set())
+        inbox.add(msg)
+
+    engine = bus("engine", "engine", on_message=handler)
+    engine.subscribe(Channel.COMMAND)
+    engine.start()
+    console = bus("console", "console-1", on_message=watch)
+    console.subscribe(Channel.STATE)
+    console.start()
+    deadline = time.monotonic() + 15
+    while not inbox.messages and time.monotonic() < deadline:  # until both subscriptions are in place
+        console.publish(Channel.COMMAND, "action", seat=1, action="check", amount=None)
+        inbox.wait(lambda: bool(inbox.messages), 1.5)
+    assert inbox.messages
+    console.publish(Channel.COMMAND, "action", seat=2, action="check", amount=None)
+    assert inbox.wait(lambda: bool(seen), 5)
+    assert seen == [False]  # it arrived while the handler was still busy
+    assert returned.wait(5)
