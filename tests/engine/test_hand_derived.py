@@ -16,9 +16,10 @@ from pathlib import Path
 import pytest
 
 from engine.floor import FloorError
-from engine.hand import Hand, Phase
-from engine.rules import Variant
+from engine.hand import Hand, Phase, SeatState
+from engine.rules import RROP, WSOP2023, Variant
 from engine.scenario import ScenarioError, build_floor, load, step_inputs
+from engine.showdown import build_pots, pots_without
 from engine.simulate import SimulatedDealer, new_hand
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -82,3 +83,24 @@ def test_counters_in_random_hands(variant: Variant, rules: str) -> None:
             dealer.apply(event)
             check_derived(hand)
         assert hand.is_over
+
+
+@pytest.mark.parametrize("seed", range(200))
+def test_pots_after_a_kill_are_the_pots_built_again(seed: int) -> None:
+    """wsop2023 (antes dead, pots of the same contenders merged): ``pots_without`` gives what
+    ``build_pots`` builds again once the killed hands are out."""
+    rng = random.Random(f"pots-{seed}")
+    seats = []
+    for n in range(1, rng.randint(2, 8) + 1):
+        ante = rng.choice([0, 1, 1, 1])
+        s = SeatState(n, "", 0, 0, ante=ante, committed=ante + rng.choice([0, 0, 5, 10, 15, 30, 30, 60, rng.randint(1, 90)]))
+        s.folded = rng.random() < 0.3
+        seats.append(s)
+    pots = build_pots(seats, WSOP2023)
+    live = [s for s in seats if s.live]
+    gone = {s.seat for s in live if rng.random() < 0.5}
+    for s in live:
+        if s.seat in gone:
+            s.mucked = True
+    assert pots_without(pots, gone, WSOP2023) == build_pots(seats, WSOP2023)
+    assert pots_without(pots, gone, RROP) is None  # Robert's Rules: built again
