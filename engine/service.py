@@ -43,6 +43,8 @@ log = logging.getLogger(__name__)
 TRACKED_CHANNELS = frozenset({Channel.SHOE, Channel.VISION, Channel.COMMAND})
 NOTE = "note"  # a stored message that is not an input to the table
 ENGINE_SOURCE = "engine"  # inputs the engine makes itself (seating from the config, automatic next hand)
+IDLE_AFTER_S = 0.5  # the table counts as quiet this long after an input (store upkeep then)
+IDLE_CHECK_S = 0.25
 
 
 class ServiceConfigError(ValueError):
@@ -247,6 +249,9 @@ class EngineService:
         self._lock = threading.RLock()
         self._bus: Any = None
         self._prompts_sent: list[dict[str, Any]] | None = None
+        self._last_input = time.monotonic()
+        self._stopping = threading.Event()
+        self._housekeeper: threading.Thread | None = None
         self.session = 1
         self.replayed = 0
         self.started_at = time.monotonic()
@@ -310,12 +315,27 @@ class EngineService:
         for channel in (Channel.SHOE, Channel.VISION, Channel.COMMAND, Channel.AVAIL):
             self._bus.subscribe(channel)
         self._bus.start(wait=wait)  # _on_connection publishes the state and the prompts
+        self._housekeeper = threading.Thread(target=self._housekeeping, name="engine-housekeeping", daemon=True)
+        self._housekeeper.start()
         return self
 
     def stop(self) -> None:
+        self._stopping.set()
+        if self._housekeeper is not None:
+            self._housekeeper.join(5)
         if self._bus is not None:
             self._bus.stop()
         self.store.close()
+
+    def _housekeeping(self) -> None:
+        """Store upkeep (checkpoints) when the table has been quiet for a moment, so that it
+        does not hold up an input; under a steady stream of inputs ``_after`` does it now and then."""
+        while not self._stopping.wait(IDLE_CHECK_S):
+            if time.monotonic() - self._last_input >= IDLE_AFTER_S:
+                try:
+                    self.store.maintain(idle=True)
+                except Exception:
+                    log.exception("store upkeep failed; the next one will try again")
 
     def _on_connection(self, up: bool) -> None:
         # At every connect: the first, and after a broker restart, when the retained state may be
@@ -326,6 +346,7 @@ class EngineService:
 
     def _on_message(self, msg: Message) -> None:
         with self._lock:
+            self._last_input = time.monotonic()
             self._handle(msg)
 
     def _handle(self, msg: Message) -> None:
@@ -373,7 +394,7 @@ class EngineService:
         if nxt is not None:
             self._accept_own(nxt)
             self.publish()
-        self.store.maintain()  # the store's housekeeping, now that no one waits on it
+        self.store.maintain()  # a checkpoint if many commits gathered; see _housekeeping
 
     def _record(self, hand: Hand) -> None:
         from engine.store import HandRecord

@@ -117,7 +117,7 @@ class EventStore(Protocol):
 
     def get_hand(self, hand_id: str) -> HandRecord | None: ...
 
-    def maintain(self) -> None: ...
+    def maintain(self, idle: bool = False) -> None: ...
 
     def close(self) -> None: ...
 
@@ -139,8 +139,9 @@ class _SqlStore:
         self.table = table
         self._lock = threading.Lock()
 
-    def maintain(self) -> None:
-        """Housekeeping the owner runs when nothing waits on the store (SQLite: checkpoints)."""
+    def maintain(self, idle: bool = False) -> None:
+        """Housekeeping the owner runs when nothing waits on the store (SQLite: checkpoints);
+        ``idle``: the table has been quiet for a while, a good moment for it."""
 
     # -- subclass hooks -----------------------------------------------------------
     def _execute(self, sql: str, params: Sequence[Any] = ()) -> list[tuple[Any, ...]]:
@@ -348,14 +349,15 @@ class SqliteStore(_SqlStore):
             self._checkpoint()  # an owner that never calls maintain(): as SQLite itself would
         return out
 
-    def maintain(self) -> None:
-        """Checkpoint if enough commits have gathered in the WAL (call it when no one waits).
+    def maintain(self, idle: bool = False) -> None:
+        """Checkpoint (call it when no one waits): when the table is ``idle`` and anything was
+        committed since the last one, or when many commits have gathered in the WAL.
 
-        A checkpoint run here, by the only writer, copies the whole WAL, so the next commit
-        starts the WAL file from its beginning again: the file stops growing, and a commit's
-        fsync then has no file-size change (no filesystem journal commit) to wait for.  A
-        checkpoint on another thread would not do that while commits keep coming."""
-        if self._since_checkpoint >= CHECKPOINT_EVERY:
+        A checkpoint run between commits copies the whole WAL, so the next commit starts the
+        WAL file from its beginning again: the file stops growing, and a commit's fsync then
+        has no file-size change (no filesystem journal commit) to wait for.  A checkpoint
+        running beside a stream of commits would not do that."""
+        if self._since_checkpoint >= CHECKPOINT_EVERY or (idle and self._since_checkpoint):
             with self._lock:
                 self._checkpoint()
 
@@ -367,10 +369,10 @@ class SqliteStore(_SqlStore):
         self._conn.close()
 
 
-#: Commits after which ``maintain()`` checkpoints (a few hundred KB of WAL).
-CHECKPOINT_EVERY = 100
+#: Commits after which ``maintain()`` checkpoints even if the table is never idle (~16 MB of WAL).
+CHECKPOINT_EVERY = 1000
 #: Commits after which an append checkpoints by itself (an owner that does not call maintain()).
-CHECKPOINT_INLINE = 1000
+CHECKPOINT_INLINE = 2000
 
 
 class PostgresStore(_SqlStore):

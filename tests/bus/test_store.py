@@ -152,39 +152,51 @@ def test_unwritable_location_names_the_path(tmp_path: Path) -> None:
         SqliteStore(tmp_path / "missing" / "dir" / "e.db", "t1")
 
 
-def test_appends_do_not_checkpoint_maintain_does_and_the_wal_starts_over(tmp_path: Path) -> None:
+def test_appends_do_not_checkpoint_maintain_does_and_the_wal_starts_over(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
     """An append is one WAL fsync; maintain() (run when no one waits) copies the WAL into the
     database, and the WAL file is then written from its beginning again instead of growing."""
     from engine import store as store_module
 
+    monkeypatch.setattr(store_module, "CHECKPOINT_EVERY", 20)
     path = tmp_path / "e.db"
     wal = Path(str(path) + "-wal")
     with SqliteStore(path, "t1") as s:
         assert s._conn.execute("PRAGMA wal_autocheckpoint").fetchone()[0] == 0
         size = path.stat().st_size
-        for seq in range(1, store_module.CHECKPOINT_EVERY):
+        for seq in range(1, 20):
             s.append("shoe-1", 1, seq, "card_drawn", {"card": "Ah"})
             s.maintain()
         assert path.stat().st_size == size  # nothing copied yet
-        s.append("shoe-1", 1, store_module.CHECKPOINT_EVERY, "card_drawn", {"card": "Ah"})
+        s.append("shoe-1", 1, 20, "card_drawn", {"card": "Ah"})
         s.maintain()
         assert path.stat().st_size > size  # the rows reached the database file
         wal_size = wal.stat().st_size
-        for round_ in range(3):
-            for k in range(store_module.CHECKPOINT_EVERY):
-                s.append("shoe-1", 1, store_module.CHECKPOINT_EVERY * (round_ + 1) + k + 1, "card_drawn", {"card": "Kd"})
-                s.maintain()
+        for seq in range(21, 81):
+            s.append("shoe-1", 1, seq, "card_drawn", {"card": "Kd"})
+            s.maintain()
         assert wal.stat().st_size <= wal_size * 1.5  # reused, not grown by three more rounds
+        # A quiet table: one commit is enough.
+        s.append("shoe-1", 1, 81, "card_drawn", {"card": "Qs"})
+        s.append("shoe-1", 1, 82, "card_drawn", {"card": "Js"})
+        s.maintain()
+        assert s._since_checkpoint == 2
+        s.maintain(idle=True)
+        assert s._since_checkpoint == 0
     with SqliteStore(path, "t1") as again:
-        assert [e.seq for e in again.events()][-1] == store_module.CHECKPOINT_EVERY * 4
+        assert [e.seq for e in again.events()][-1] == 82
 
 
-def test_an_owner_that_never_calls_maintain_still_gets_checkpoints(tmp_path: Path) -> None:
+def test_an_owner_that_never_calls_maintain_still_gets_checkpoints(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
     from engine import store as store_module
 
+    monkeypatch.setattr(store_module, "CHECKPOINT_INLINE", 30)
     path = tmp_path / "e.db"
     with SqliteStore(path, "t1") as s:
         size = path.stat().st_size
-        for seq in range(1, store_module.CHECKPOINT_INLINE + 1):
+        for seq in range(1, 31):
             s.append("shoe-1", 1, seq, "card_drawn", {"card": "Ah"})
         assert path.stat().st_size > size

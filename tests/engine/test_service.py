@@ -274,6 +274,12 @@ def test_each_state_names_its_input_and_prompts_go_out_when_they_change(table: A
     assert seqs == sorted(seqs) and set(seqs) == set(range(1, 10))
     # Ten inputs and no prompt opened or closed: no prompts message.
     assert sum(r.topic.endswith("/dealer/prompt") for r in console_rx.received) == prompts_before
+    # Once the table is quiet the engine checkpoints its store (off the path of any input).
+    store = table[1].store
+    deadline = time.monotonic() + 5
+    while store._since_checkpoint and time.monotonic() < deadline:
+        time.sleep(0.1)
+    assert store._since_checkpoint == 0
     console.stop()
     bridge.stop()
     console_rx.close()
