@@ -23,6 +23,7 @@ import logging
 import os
 import threading
 import time
+from collections import deque
 from pathlib import Path
 from typing import Any
 
@@ -171,7 +172,7 @@ class CameraService:
         self.online = False
         self.frames = 0
         self.offline_events = 0
-        self.detect_s: list[float] = []
+        self.detect_s: deque[float] = deque(maxlen=5000)  # CPU seconds per frame, the latest (a GUI runs for hours)
         self._lock = threading.Lock()
         self._stop = threading.Event()
         self._thread = threading.Thread(target=self._run, name="vision-service", daemon=True)
