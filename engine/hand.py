@@ -1786,8 +1786,12 @@ class Hand:
             )
         if any(not c.known for c in shown):
             raise IllegalAction("RRoP 3.6", "a shown card must be identified")
+        as_dealt = True  # the very cards dealt (identified when dealt): nothing to check or record
         for k, new in zip(down_positions, shown, strict=True):
             old = s.cards[k][0]
+            if old is new:
+                continue
+            as_dealt = False
             if old.known and old != new:
                 raise IllegalAction(
                     "RRoP 3.6 cards speak", f"seat {e.seat} was dealt {old} face down, not {new}"
@@ -1796,11 +1800,12 @@ class Hand:
                 raise IllegalAction(
                     "RRoP 3.4 duplicate card", f"the {new.name} is already elsewhere in this hand"
                 )
-        if len(set(shown)) != len(shown):
-            raise IllegalAction("RRoP 3.4 duplicate card", "the same card is shown twice")
-        for k, new in zip(down_positions, shown, strict=True):
-            s.cards[k] = (new, False)
-            self.seen.add(new)
+        if not as_dealt:
+            if len(set(shown)) != len(shown):
+                raise IllegalAction("RRoP 3.4 duplicate card", "the same card is shown twice")
+            for k, new in zip(down_positions, shown, strict=True):
+                s.cards[k] = (new, False)
+                self.seen.add(new)
         s.shown = True
         if self.phase is Phase.SHOWDOWN:
             idx = self._index[e.seat]
