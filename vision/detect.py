@@ -269,6 +269,9 @@ class Detector:
         prim = deck.variants == 0
         small = np.stack([cv2.resize(im, cs, interpolation=cv2.INTER_AREA) for im in deck.images[prim]])
         self.coarse_labels = deck.labels[prim]
+        self.coarse_ids = self.coarse_labels[::2].copy()  # the two plain views of each label are neighbours
+        if not np.array_equal(self.coarse_labels, np.repeat(self.coarse_ids, 2)):
+            raise ValueError("deck templates are not in the enrolled order")
         order = np.argsort(deck.labels, kind="stable")
         self.by_label = {int(lab): order[deck.labels[order] == lab] for lab in np.unique(deck.labels)}
         self.primary = np.zeros((int(deck.labels.max()) + 1, 2), np.int64)
@@ -397,6 +400,15 @@ class Detector:
         origin = center - ua * along / 2 - uc * self.h_mm / 2
         m = MARGIN
         crop = self._crop(frame, origin - uc * m / self.scale, ua, uc, (length_px, self.card_h + 2 * m))
+        last = length_px - CARD_W
+        backness = 0.0
+        if len(self.deck.back_thumbs):
+            card = crop[m : m + self.card_h]
+            ends = [card[:, :CARD_W]] if last == 0 else [card[:, :CARD_W], card[:, last : last + CARD_W]]
+            backness = float(max((self.deck.back_thumbs @ thumb(e)).max() for e in ends))
+            if backness >= BACK_MIN:  # face-down cards: nothing to read
+                none = np.zeros((0, 0, 3), np.float32)
+                return _Row(blob_id, origin, ua, uc, along, length_px, last, (none, none), backness, ambiguous)
         y0, y1 = m + STRIP_Y0 - PAD_Y, m + STRIP_Y0 + STRIP_H + PAD_Y
         turned = cv2.rotate(crop, cv2.ROTATE_180)
         bands = tuple(
@@ -409,13 +421,16 @@ class Detector:
             g = cv2.cvtColor(b[: 2 * m + 1], cv2.COLOR_BGR2GRAY).astype(np.int16)
             step = g[1:] - g[:-1]  # bright paper below darker felt: positive
             tops.append(np.argmax(step, axis=0).astype(np.int32) + 1 - m)
-        last = length_px - CARD_W
-        backness = 0.0
-        if len(self.deck.back_thumbs):
-            card = crop[m : m + self.card_h]
-            ends = [card[:, :CARD_W]] if last == 0 else [card[:, :CARD_W], card[:, last : last + CARD_W]]
-            backness = float(max((self.deck.back_thumbs @ thumb(e)).max() for e in ends))
-        return _Row(blob_id, origin, ua, uc, along, length_px, last, bands, backness, ambiguous, tops=(tops[0], tops[1]), crop=crop)
+        # the median top edge under each corner window (card positions p: columns p+2 .. p+STRIP_W)
+        meds = []
+        for t in tops:
+            if len(t) >= STRIP_W:
+                med = np.trunc(np.median(np.lib.stride_tricks.sliding_window_view(t[2:], STRIP_W - 2), axis=1))
+                meds.append(np.clip(med, -PAD_Y + 1, PAD_Y - 1).astype(np.int32))
+            else:
+                meds.append(np.zeros(0, np.int32))
+        return _Row(blob_id, origin, ua, uc, along, length_px, last, bands, backness, ambiguous, tops=(tops[0], tops[1]), crop=crop,
+                    top_median=(meds[0], meds[1]))
 
     # -- recognition, batched over the whole frame ---------------------------------------------
     def _read_rows(self, rows: list[_Row]) -> list[Detection]:
@@ -428,13 +443,14 @@ class Detector:
             bounds = np.cumsum([0] + [len(w) for w in wins])
             for k, r in enumerate(face_rows):
                 r.scans = [scores[bounds[2 * k] : bounds[2 * k + 1]], scores[bounds[2 * k + 1] : bounds[2 * k + 2]]]
+                r.lscans = [self._label_scan(sc) for sc in r.scans]
         # Which way round is each row?  Under the right plan the row's far end holds the top
         # card's corner; under the wrong one it is covered.  Single cards read fine either way.
         ends = []
         for r in face_rows:
             if r.last >= MIN_GAP * CARD_W:
                 for way in (0, 1):
-                    ends.append((r, way, -1, [(way, r.last)], self._candidates(r.scans[way], r.last)))
+                    ends.append((r, way, -1, [(way, r.last)], self._candidates(r.lscans[way], r.last)))
         end_reads = self._refine_batch(ends)
         jobs = []
         for r in face_rows:
@@ -449,7 +465,7 @@ class Detector:
                 views = [(r.way, p)]
                 if i == len(positions) - 1:  # the top card: read both of its corners
                     views.append((1 - r.way, r.last - p))
-                jobs.append((r, r.way, i, views, self._candidates(r.scans[r.way], p)))
+                jobs.append((r, r.way, i, views, self._candidates(r.lscans[r.way], p)))
         reads = self._refine_batch(jobs)
         # A covered card whose corner did not match where the coarse plan put it: look a little
         # to either side before giving it up (the coarse scan steps 2 px and blurs).
@@ -463,7 +479,7 @@ class Detector:
                     q = int(np.clip(p + dp, lo, hi))
                     if q == p:
                         continue
-                    retry.append((r, way, 1000 * (k + 1) + i, [(views[0][0], q)], self._candidates(r.scans[way], q)))
+                    retry.append((r, way, 1000 * (k + 1) + i, [(views[0][0], q)], self._candidates(r.lscans[way], q)))
         if retry:
             again = self._refine_batch(retry)
             for r, way, key, views, _cand in retry:
@@ -603,16 +619,14 @@ class Detector:
                 todo.append((key, i, p, cand[order], corner))
             if not todo:
                 continue
-            if r.full is None and r.crop is not None:
+            if r.full is None and r.crop is not None:  # the row as the chosen way reads it, pooled, as channels
+                c = r.crop if r.way == 0 else cv2.rotate(r.crop, cv2.ROTATE_180)
+                if k > 1:
+                    c = cv2.resize(c, (c.shape[1] // k, c.shape[0] // k), interpolation=cv2.INTER_AREA)
+                f = cv2.GaussianBlur(channels(c), (0, 0), STRIP_BLUR)
                 pad = wp + dx + 1
-                ways = []
-                for c in (r.crop, cv2.rotate(r.crop, cv2.ROTATE_180)):
-                    if k > 1:
-                        c = cv2.resize(c, (c.shape[1] // k, c.shape[0] // k), interpolation=cv2.INTER_AREA)
-                    f = cv2.GaussianBlur(channels(c), (0, 0), STRIP_BLUR)
-                    ways.append(cv2.copyMakeBorder(f, dy + 1, dy + 1, pad, pad, cv2.BORDER_REPLICATE))
-                r.full = (ways[0], ways[1])
-            full = r.full[r.way]
+                r.full = cv2.copyMakeBorder(f, dy + 1, dy + 1, pad, pad, cv2.BORDER_REPLICATE)
+            full = r.full
             ox, oy = wp + dx + 1, dy + 1  # the padding
             for key, i, p, cand, corner in todo:
                 v = CARD_W if i == n - 1 else r.positions[i + 1] - p
@@ -697,11 +711,19 @@ class Detector:
         return np.array([x0, x0 + ua * self.w_mm, x0 + ua * self.w_mm + uc * self.h_mm, x0 + uc * self.h_mm])
 
     def _candidates(self, scores: np.ndarray, p: int) -> np.ndarray:
-        """Labels of the best coarse matches near position ``p``, best first."""
+        """Labels of the best coarse matches near position ``p`` (``scores``: per label, already the
+        best of each position and its neighbours), best first."""
         j = min(p // SCAN, len(scores) - 1)
-        top = self.coarse_labels[np.argsort(-scores[max(0, j - 1) : j + 2].max(axis=0))[:CANDIDATES]]
-        _, first = np.unique(top, return_index=True)
-        return top[np.sort(first)]
+        return self.coarse_ids[np.argpartition(-scores[j], CANDIDATES)[:CANDIDATES]] if len(self.coarse_ids) > CANDIDATES \
+            else self.coarse_ids
+
+    def _label_scan(self, scan: np.ndarray) -> np.ndarray:
+        """Coarse scores per position and template -> per position and label, best of the position and its neighbours."""
+        lab = scan.reshape(len(scan), -1, 2).max(axis=2)
+        out = lab.copy()
+        out[1:] = np.maximum(out[1:], lab[:-1])
+        out[:-1] = np.maximum(out[:-1], lab[1:])
+        return out
 
     def _scan_windows(self, band: np.ndarray) -> np.ndarray:
         """Corner windows at every coarse position along a band: (P, h, w, 3)."""
@@ -744,8 +766,12 @@ class Detector:
 
         ``xs`` and ``dys`` are consecutive ranges; the windows are one strided view, copied once.
         """
-        top = r.tops[band_way][max(0, p + 2) : p + STRIP_W]
-        base_dy = min(max(int(np.median(top)), -PAD_Y + 1), PAD_Y - 1) if len(top) else 0
+        med = r.top_median[band_way]
+        if 0 <= p < len(med):
+            base_dy = int(med[p])
+        else:
+            top = r.tops[band_way][max(0, p + 2) : p + STRIP_W]
+            base_dy = min(max(int(np.median(top)), -PAD_Y + 1), PAD_Y - 1) if len(top) else 0
         band = r.bands[band_way]
         y0 = PAD_Y + base_dy + dys.start
         y0 = min(max(y0, 0), band.shape[0] - STRIP_H - (len(dys) - 1))
@@ -796,15 +822,12 @@ class Detector:
                 entry[0:2] = [plain_all[start : start + n], emb_all[start : start + n]]
                 cache[ck] = entry
         nj = len(jobs)
-        nw = len(index[0][0][1])
+        # One row per view (a top card has two): its windows and its job's candidates.
+        vj = np.array([j for j, idx in enumerate(index) for _ in idx])
         nv = np.array([len(idx) for idx in index])
-        emb = np.zeros((nj, 2, nw, emb_all.shape[1] if windows else self.deck.templates.shape[1]), np.float32)
-        plain = np.zeros((nj, 2, nw, self.deck.plain.shape[1]), np.float32)
-        for j, idx in enumerate(index):
-            for v, (pl, e, _xs, _o) in enumerate(idx):
-                emb[j, v] = e
-                plain[j, v] = pl
-        # Shortlist on the two plain views of each candidate, then the full match on the few left.
+        emb = np.stack([e for idx in index for _p, e, _x, _o in idx])  # (V, W, D)
+        plain = np.stack([pl for idx in index for pl, _e, _x, _o in idx])
+        nwin = emb.shape[1]
         ncand = np.array([len(c) for *_x, c in jobs])
         lmax = int(ncand.max())
         cand = np.zeros((nj, lmax), np.int64)
@@ -812,38 +835,39 @@ class Detector:
             cand[j, : len(c)] = c
         valid = np.arange(lmax)[None, :] < ncand[:, None]
         if lmax > SHORTLIST:
-            tp = self.deck.templates[self.primary[cand].reshape(nj, -1)]  # (J, 2L, D)
-            pre = np.matmul(emb.reshape(nj, 2 * nw, -1), tp.transpose(0, 2, 1)).reshape(nj, 2, nw, lmax, 2)
-            pre = pre.max(axis=(2, 4))  # (J, 2, L)
-            pre[:, 1] *= nv[:, None] > 1
-            pre = np.where(valid, pre.sum(axis=1), -np.inf)
+            # Shortlist on the two plain views of each candidate, then the full match on the few left.
+            tp = self.deck.templates[self.primary[cand[vj]].reshape(len(vj), -1)]  # (V, 2L, D)
+            pre = np.matmul(emb, tp.transpose(0, 2, 1)).reshape(len(vj), nwin, lmax, 2).max(axis=(1, 3))  # (V, L)
+            pre = np.add.reduceat(pre, np.cumsum(np.r_[0, nv[:-1]]), axis=0)
+            pre = np.where(valid, pre, -np.inf)
             keep = np.argsort(-pre, axis=1, kind="stable")[:, :SHORTLIST]
             cand = np.take_along_axis(cand, keep, axis=1)
             valid = np.take_along_axis(valid, keep, axis=1)
         ns = cand.shape[1]
-        tids = self.label_tids[cand].reshape(nj, -1)  # (J, S*G)
         g = self.label_tids.shape[1]
-        tmpl = self.deck.templates[tids]  # (J, SG, D)
-        sc = np.matmul(emb.reshape(nj, 2 * nw, -1), tmpl.transpose(0, 2, 1)).reshape(nj, 2, nw, ns * g)
-        # The blank-paper gate, only where it can matter: each template's best window.
-        wbest = sc.argmax(axis=2)  # (J, 2, SG)
-        pc = np.matmul(plain.reshape(nj, 2 * nw, -1), self.deck.plain[tids].transpose(0, 2, 1)).reshape(nj, 2, nw, ns * g)
-        plain_best = np.take_along_axis(pc, wbest[:, :, None, :], axis=2)[:, :, 0]  # (J, 2, SG)
-        pen = np.minimum(0.0, plain_best - PLAIN_MIN)[:, :, None, :]
-        np.put_along_axis(sc, wbest[:, :, None, :], np.take_along_axis(sc, wbest[:, :, None, :], axis=2) + pen, axis=2)
-        best = sc.reshape(nj, 2, nw, ns, g).max(axis=4)  # (J, 2, W, S): any view, any variant
-        per_view = best.max(axis=2)  # (J, 2, S)
-        per_view[:, 1] *= nv[:, None] > 1
-        total = per_view.sum(axis=1) / nv[:, None]
+        tids = self.label_tids[cand[vj]].reshape(len(vj), -1)  # (V, S*G)
+        sc = np.matmul(emb, self.deck.templates[tids].transpose(0, 2, 1))  # (V, W, SG)
+        sc = sc.reshape(len(vj), nwin * ns, g)
+        gbest = sc.argmax(axis=2)  # best view/variant of each label at each window
+        best = np.take_along_axis(sc, gbest[..., None], axis=2)[..., 0].reshape(len(vj), nwin, ns)  # (V, W, S)
+        # The blank-paper gate, only where it can matter: each label's best window.
+        wb = best.argmax(axis=1)  # (V, S)
+        vi = np.arange(len(vj))[:, None]
+        tb = tids.reshape(len(vj), ns, g)[vi, np.arange(ns)[None, :], gbest.reshape(len(vj), nwin, ns)[vi, wb, np.arange(ns)[None, :]]]
+        plain_best = np.einsum("vsd,vsd->vs", plain[vi, wb], self.deck.plain[tb])
+        best[vi, wb, np.arange(ns)[None, :]] += np.minimum(0.0, plain_best - PLAIN_MIN)
+        per_view = best.max(axis=1)  # (V, S)
+        total = np.add.reduceat(per_view, np.cumsum(np.r_[0, nv[:-1]]), axis=0) / nv[:, None]
         total = np.where(valid, total, -np.inf).astype(np.float32)
         ks = total.argmax(axis=1)
-        wk = best[np.arange(nj), :, :, ks].argmax(axis=2)  # (J, 2): best window of the winner, per view
+        wk = best[np.arange(len(vj)), :, ks[vj]].argmax(axis=1)  # (V,): best window of the winner, per view
+        first = np.cumsum(np.r_[0, nv[:-1]])
         out = []
         for j, idx in enumerate(index):
             k = int(ks[j])
             best_x, corner = [], []
             for v, (_p, _e, xs, (ox, oy)) in enumerate(idx):
-                w = int(wk[j, v])
+                w = int(wk[first[j] + v])
                 best_x.append(xs.start + w % len(xs))
                 corner.append((ox + w % len(xs), oy + w // len(xs)))
             c = cand[j][valid[j]]
@@ -867,8 +891,10 @@ class _Row:
     ambiguous: bool
     tops: tuple[np.ndarray, np.ndarray] = field(default=(np.zeros(0), np.zeros(0)))
     scans: list[np.ndarray] = field(default_factory=list)
+    lscans: list[np.ndarray] = field(default_factory=list)
     positions: list[int] = field(default_factory=list)
     total: float = -np.inf
     way: int = 0
+    top_median: tuple[np.ndarray, np.ndarray] = field(default=(np.zeros(0, np.int32), np.zeros(0, np.int32)))
     crop: np.ndarray | None = None  # the row at the template scale (BGR), card height plus MARGIN above and below
-    full: tuple[np.ndarray, np.ndarray] | None = None  # the crop as blurred channels, both ways round
+    full: np.ndarray | None = None  # the crop as the chosen way reads it, pooled, as blurred channels
