@@ -492,12 +492,13 @@ def main() -> int:
         for r, count in enumerate(per_round):
             order = kinds if r % 2 == 0 else kinds[::-1]
             for k in order:
-                floors[k] += probes[k].run(count)
+                fl = probes[k].run(count)
+                floors[k] += fl
                 got = tables[k].play(count)
                 if args.echo:
                     echoes[k] += echo_path(brokers[k], count, tmp / f"echo-{k}-{r}.db")
-                print(f"  round {r + 1}/{args.rounds} {k:9s} engine p99 {pct(got, 99):6.2f} ms  "
-                      f"load {loadavg()}", flush=True)
+                print(f"  round {r + 1}/{args.rounds} {k:9s} floor p99 {pct(fl, 99):6.2f} ms  engine p50 "
+                      f"{statistics.median(got):5.2f} p99 {pct(got, 99):6.2f} ms  load {loadavg()}", flush=True)
         print(f"load average at end: {loadavg()}")
         for k in kinds:
             fl, eng = floors[k], tables[k].samples
