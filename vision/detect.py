@@ -55,7 +55,7 @@ COVERED_MIN = 0.86  # a covered card is only believed when its corner matches th
 COVERED_LOW, STRIP_RESCUE = 0.8, 0.88  # ... or this well, and the rest of its visible strip this well
 BACK_MIN = 0.5  # whole-card likeness to the enrolled back that makes a blob face-down cards
 PLAN_TAU = 0.5  # coarse score a guessed card edge must beat to be worth a card
-CANDIDATES = 24  # best coarse templates whose cards are re-matched at full resolution
+CANDIDATES = 16  # best coarse templates whose cards are re-matched at full resolution
 QUERY_BLUR = 0.4
 SHORTLIST = 4  # candidates given the full match (all views and camera-like variants)
 PLAIN_MIN = 0.6  # plain correlation below this costs score one for one (blank paper is not a card)
@@ -425,8 +425,7 @@ class Detector:
         meds = []
         for t in tops:
             if len(t) >= STRIP_W:
-                med = np.trunc(np.median(np.lib.stride_tricks.sliding_window_view(t[2:], STRIP_W - 2), axis=1))
-                meds.append(np.clip(med, -PAD_Y + 1, PAD_Y - 1).astype(np.int32))
+                meds.append(_sliding_median(t[2:], STRIP_W - 2, -PAD_Y + 1, PAD_Y - 1))
             else:
                 meds.append(np.zeros(0, np.int32))
         return _Row(blob_id, origin, ua, uc, along, length_px, last, bands, backness, ambiguous, tops=(tops[0], tops[1]), crop=crop,
@@ -441,9 +440,16 @@ class Detector:
         if wins:
             scores = embed(np.concatenate(wins), self.c_mean, self.c_weight) @ self.coarse
             bounds = np.cumsum([0] + [len(w) for w in wins])
+            lab = scores.reshape(len(scores), -1, 2).max(axis=2)  # per label: either plain view
+            near = lab.copy()  # ... the best of each position and its neighbours within its band
+            near[1:] = np.maximum(near[1:], lab[:-1])
+            near[:-1] = np.maximum(near[:-1], lab[1:])
+            starts, ends_ = bounds[:-1], bounds[1:] - 1
+            near[starts] = np.maximum(lab[starts], lab[np.minimum(starts + 1, ends_)])
+            near[ends_] = np.maximum(lab[ends_], lab[np.maximum(ends_ - 1, starts)])
             for k, r in enumerate(face_rows):
                 r.scans = [scores[bounds[2 * k] : bounds[2 * k + 1]], scores[bounds[2 * k + 1] : bounds[2 * k + 2]]]
-                r.lscans = [self._label_scan(sc) for sc in r.scans]
+                r.lscans = [near[bounds[2 * k] : bounds[2 * k + 1]], near[bounds[2 * k + 1] : bounds[2 * k + 2]]]
         # Which way round is each row?  Under the right plan the row's far end holds the top
         # card's corner; under the wrong one it is covered.  Single cards read fine either way.
         ends = []
@@ -717,14 +723,6 @@ class Detector:
         return self.coarse_ids[np.argpartition(-scores[j], CANDIDATES)[:CANDIDATES]] if len(self.coarse_ids) > CANDIDATES \
             else self.coarse_ids
 
-    def _label_scan(self, scan: np.ndarray) -> np.ndarray:
-        """Coarse scores per position and template -> per position and label, best of the position and its neighbours."""
-        lab = scan.reshape(len(scan), -1, 2).max(axis=2)
-        out = lab.copy()
-        out[1:] = np.maximum(out[1:], lab[:-1])
-        out[:-1] = np.maximum(out[:-1], lab[1:])
-        return out
-
     def _scan_windows(self, band: np.ndarray) -> np.ndarray:
         """Corner windows at every coarse position along a band: (P, h, w, 3)."""
         small = cv2.resize(band, (max(band.shape[1] // SCAN, STRIP_W // SCAN), STRIP_H // SCAN), interpolation=cv2.INTER_AREA)
@@ -873,6 +871,20 @@ class Detector:
             c = cand[j][valid[j]]
             out.append((int(cand[j, k]), float(total[j, k]), best_x, c, total[j][valid[j]], corner))
         return out
+
+
+def _sliding_median(t: np.ndarray, n: int, lo: int, hi: int) -> np.ndarray:
+    """Median (truncated to an integer) of every ``n`` consecutive small integers of ``t``, clipped to lo..hi.
+
+    By counting: a histogram of each window from cumulative one-hot counts.
+    """
+    vmin, vmax = int(t.min()), int(t.max())
+    onehot = (t[:, None] == np.arange(vmin, vmax + 1)[None, :]).astype(np.int32)
+    cum = np.concatenate([np.zeros((1, onehot.shape[1]), np.int32), np.cumsum(onehot, axis=0)])
+    cdf = np.cumsum(cum[n:] - cum[:-n], axis=1)  # (windows, values): how many are <= each value
+    a = np.argmax(cdf >= (n + 1) // 2, axis=1) + vmin
+    b = np.argmax(cdf >= n // 2 + 1, axis=1) + vmin
+    return np.clip(np.trunc((a + b) / 2), lo, hi).astype(np.int32)
 
 
 @dataclass(eq=False)
