@@ -24,7 +24,9 @@ broker: a client publishes a QoS 1 message and receives it back.
 
 Rounds alternate between the brokers (floor, engine path; floor, engine path; ...)
 so that load from other work on the machine falls on both alike; the load average is
-printed with every measurement.
+printed with every measurement.  After each engine round the bench waits a second:
+the engine checkpoints its store when its table has been quiet for half a second
+(as a real table is between hands), and that should not land in the other table's round.
 
 Usage: python bench/bench_bus.py [--n 2000] [--rounds 8] [--engine process|thread]
        [--amqtt process|thread] [--echo] [--only mosquitto|amqtt] [--profile DIR]
@@ -225,6 +227,24 @@ class Engine:
             self.timings: dict[str, list[float]] = {"append (fsync)": [], "engine handler": []}
             self._time(self.service.store, "append", "append (fsync)")
             self._time(self.service, "_handle", "engine handler")
+            # When each input reached the engine and when its state left it, to split a sample
+            # into bus in, engine, bus out.
+            self.arrived: dict[tuple[str, int], float] = {}
+            self.sent: dict[tuple[str, int], float] = {}
+            handle, publish, core = self.service._handle, self.service.publish, self.service.core
+
+            def handle_at(msg: Message) -> None:
+                if msg.seq is not None:
+                    self.arrived.setdefault((msg.source, msg.seq), time.perf_counter())
+                handle(msg)
+
+            def publish_at(**kw: Any) -> None:
+                publish(**kw)
+                key = core.last_input
+                if key is not None:
+                    self.sent.setdefault((key["source"], key["seq"]), time.perf_counter())
+
+            self.service._handle, self.service.publish = handle_at, publish_at
             self.service.start()
 
     def _time(self, obj: Any, name: str, label: str) -> None:
@@ -282,6 +302,7 @@ class Table:
         self.sub = sub
         self.samples: list[float] = []
         self.kinds: dict[str, list[float]] = {}
+        self.hops: dict[str, list[float]] = {}  # with --engine thread: the sample split in three
         self._settle(first=True)
 
     @staticmethod
@@ -377,6 +398,12 @@ class Table:
                 if (inp.get("source"), inp.get("session"), inp.get("seq")) == (msg.source, msg.session, msg.seq):
                     break
             ms = (t1 - t0) * 1000
+            arrived, sent = getattr(self.engine, "arrived", {}), getattr(self.engine, "sent", {})
+            key = (msg.source, msg.seq)
+            if key in arrived and key in sent:
+                for label, a, b in (("bus in", t0, arrived[key]), ("engine", arrived[key], sent[key]),
+                                    ("bus out", sent[key], t1)):
+                    self.hops.setdefault(label, []).append((b - a) * 1000)
             out.append(ms)
             self.kinds.setdefault(kind, []).append(ms)
             if state.get("last_error"):
@@ -485,6 +512,7 @@ def main() -> int:
             tables[k].play(40)
             tables[k].samples.clear()
             tables[k].kinds.clear()
+            tables[k].hops.clear()
             probes[k].run(100)
             for values in getattr(engines[k], "timings", {}).values():
                 values.clear()
@@ -495,6 +523,9 @@ def main() -> int:
                 fl = probes[k].run(count)
                 floors[k] += fl
                 got = tables[k].play(count)
+                # The engine does its store upkeep once its table has been quiet for 0.5 s: let
+                # that happen now, not during the next round, which is the other table's.
+                time.sleep(1.0)
                 if args.echo:
                     echoes[k] += echo_path(brokers[k], count, tmp / f"echo-{k}-{r}.db")
                 print(f"  round {r + 1}/{args.rounds} {k:9s} floor p99 {pct(fl, 99):6.2f} ms  engine p50 "
@@ -507,6 +538,8 @@ def main() -> int:
             print("  " + line("engine path", eng))
             for kind, vals in sorted(tables[k].kinds.items()):
                 print("    " + line(kind, vals))
+            for label, values in tables[k].hops.items():
+                print("    split: " + line(label, values))
             for label, values in sorted(getattr(engines[k], "timings", {}).items()):
                 if values:
                     print("    in the engine: " + line(label, values))
