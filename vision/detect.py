@@ -73,7 +73,7 @@ STRIP_DX, STRIP_DY = 1, 1  # slack of each band's alignment, pooled px
 STRIP_BLUR = 0.5  # on the pooled query
 STRIP_VARIANTS = (0, 2)  # which resamplings of each card are strip templates
 STRIP_LABELS = 3  # the best index readings given the strip look
-STRIP_MARGIN = 0.015  # index readings this far ahead of the next skip the strip look
+STRIP_MARGIN = 0.01  # index readings this far ahead of the next skip the strip look
 STRIP_TRIM = 3  # template px of a covered card's visible strip left out next to the card on top (its shadow)
 
 
@@ -457,7 +457,7 @@ class Detector:
             if r.last >= MIN_GAP * CARD_W:
                 for way in (0, 1):
                     ends.append((r, way, -1, [(way, r.last)], self._candidates(r.lscans[way], r.last)))
-        end_reads = self._refine_batch(ends)
+        end_reads = self._refine_batch(ends, plain_views=True)
         jobs = []
         for r in face_rows:
             if r.last < MIN_GAP * CARD_W:
@@ -781,21 +781,25 @@ class Detector:
         return win.reshape(-1, STRIP_H, STRIP_W, 3)
 
     def _refine_batch(
-        self, jobs: list[tuple[_Row, int, int, list[tuple[int, int]], np.ndarray]]
+        self, jobs: list[tuple[_Row, int, int, list[tuple[int, int]], np.ndarray]], plain_views: bool = False
     ) -> dict[tuple[int, int, int], tuple[int, float, np.ndarray, np.ndarray, list[tuple[int, int]]]]:
         """Re-match candidates at full resolution, +-2 px along and +-1 px across, summed over the views."""
         if not jobs:
             return {}
         specs = [[(bw, p, range(-PAD_X, PAD_X + 1), range(-DY, DY + 1)) for bw, p in v] for _r, _w, _i, v, _c in jobs]
-        res = self._score_jobs(jobs, specs)
+        res = self._score_jobs(jobs, specs, plain_views)
         return {(id(r), way, i): (lab, sc, cand, total, corner)
                 for (r, way, i, _v, _c), (lab, sc, _b, cand, total, corner) in zip(jobs, res, strict=True)}
 
     def _score_jobs(
         self, jobs: list[tuple[_Row, int, int, list[tuple[int, int]], np.ndarray]],
-        specs: list[list[tuple[int, int, range, range]]],
+        specs: list[list[tuple[int, int, range, range]]], plain_views: bool = False,
     ) -> list[tuple[int, float, list[int], np.ndarray, np.ndarray, list[tuple[int, int]]]]:
-        """Fine match of every job at once (batched over jobs; a job has one or two views)."""
+        """Fine match of every job at once (batched over jobs; a job has one or two views).
+
+        ``plain_views``: only the two plain views of each candidate, not the camera-like
+        resamplings (enough to tell which end of a row holds a corner).
+        """
         windows, count = [], 0
         cache = self._emb_cache  # windows already embedded this frame (a row's far end, read again as its top card)
         fresh = []
@@ -842,8 +846,9 @@ class Detector:
             cand = np.take_along_axis(cand, keep, axis=1)
             valid = np.take_along_axis(valid, keep, axis=1)
         ns = cand.shape[1]
-        g = self.label_tids.shape[1]
-        tids = self.label_tids[cand[vj]].reshape(len(vj), -1)  # (V, S*G)
+        table = self.primary if plain_views else self.label_tids
+        g = table.shape[1]
+        tids = table[cand[vj]].reshape(len(vj), -1)  # (V, S*G)
         sc = np.matmul(emb, self.deck.templates[tids].transpose(0, 2, 1))  # (V, W, SG)
         sc = sc.reshape(len(vj), nwin * ns, g)
         gbest = sc.argmax(axis=2)  # best view/variant of each label at each window
