@@ -46,6 +46,7 @@ from __future__ import annotations
 import contextlib
 import logging
 import threading
+import time
 from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass
 from enum import StrEnum
@@ -173,6 +174,45 @@ def _no_delay(client: Any, userdata: Any, sock: Any) -> None:
 
     with contextlib.suppress(AttributeError, OSError):
         sock.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
+
+
+def _write_now(client: Any) -> None:
+    """Write what paho has queued, now, from its network thread (i.e. inside a callback).
+
+    paho only queues a packet published from a callback and writes it once the callback has
+    returned and its loop comes round again.  The engine publishes a state from its message
+    handler and then goes on with work that need not hold the state up (the hand log, the
+    next hand, store upkeep), so the state is written here at once.  Only this thread ever
+    writes to the socket, so this cannot interleave with paho's own writes.  It stops, leaving
+    the rest to paho's loop, at anything whose write would call back into paho (a QoS 0
+    publish, a DISCONNECT: their handling takes a lock the callback already holds) and at any
+    error (the loop sees it too, and reconnects).  Packets are written whole, in order.
+    """
+    out = getattr(client, "_out_packet", None)
+    send = getattr(client, "_sock_send", None)
+    if out is None or send is None:  # not the paho 2.x this was written against: let the loop write
+        return
+    from paho.mqtt.client import DISCONNECT, PUBLISH
+
+    wrote = False
+    while out:
+        packet = out[0]
+        command = packet["command"] & 0xF0
+        if command == DISCONNECT or (command == PUBLISH and packet["qos"] == 0):
+            break
+        try:
+            sent = send(packet["packet"][packet["pos"]:])
+        except (OSError, ValueError, AttributeError):  # would block, or the connection is gone
+            break
+        wrote = True
+        packet["pos"] += sent
+        packet["to_process"] -= sent
+        if packet["to_process"] > 0:
+            break
+        out.popleft()
+    if wrote:
+        with client._msgtime_mutex:  # what paho's keepalive reads
+            client._last_msg_out = time.monotonic()
 
 
 class BusError(RuntimeError):
@@ -317,14 +357,8 @@ class BusClient:
     def _send(self, client: Any, msg: Message) -> None:
         spec = msg.spec
         info = client.publish(msg.topic, wire.encode(msg), qos=spec.qos, retain=spec.retained)
-        if spec.qos > 0 and threading.current_thread() is getattr(client, "_thread", None):
-            # Sent from a callback, on the network thread: paho only queues the packet, and
-            # writes it when the callback has returned and its loop comes round again.  The
-            # engine publishes a state from its message handler and then goes on with work
-            # that need not hold the state up (the hand log, the next hand, store upkeep), so
-            # write it now.  Safe here: only this thread writes to the socket, and with no
-            # QoS 0 publish queued (the contract has none) a write calls no callback.
-            client.loop_write()
+        if threading.current_thread() is getattr(client, "_thread", None):
+            _write_now(client)
         if spec.qos > 0:
             with self._ack_lock:
                 if info.mid in self._early_acks:  # the PUBACK beat us here
