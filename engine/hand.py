@@ -1176,7 +1176,7 @@ class Hand:
     def _begin_betting(self) -> None:
         cfg = self.config
         street = self.street
-        rnd = BettingRound(street=street, unit=cfg.small_bet if street < 2 else cfg.big_bet)
+        rnd = BettingRound(street, cfg.small_bet if street < 2 else cfg.big_bet)
         seats = self.seats
         razz = cfg.variant is _RAZZ
         # One pass over the live seats finds who opens and the two largest stacks (bet
@@ -1479,7 +1479,7 @@ class Hand:
             target = rnd.full_to + rnd.unit
             return self._with_big_option([target], rnd) if rnd.big_option else [target]
         # PokerKit 0.7.7 (wsop2023): only a full raise reopens the betting.
-        to_call = min(s.stack, to - s.bet)
+        to_call = to - s.bet  # less than the stack (covered players returned above)
         last_increment = rnd.last_increment
         if to_call < last_increment:
             return []
