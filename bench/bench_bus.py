@@ -29,11 +29,13 @@ the engine checkpoints its store when its table has been quiet for half a second
 (as a real table is between hands), and that should not land in the other table's round.
 
 Usage: python bench/bench_bus.py [--n 2000] [--rounds 8] [--engine process|thread]
-       [--amqtt process|thread] [--echo] [--only mosquitto|amqtt] [--profile DIR]
+       [--amqtt process|thread] [--echo] [--only mosquitto|amqtt] [--profile DIR] [--gap MS]
 
 ``--engine thread`` runs the EngineService on threads of this process and times its store appends
 and its whole message handler (where the time goes);
 ``--amqtt thread`` runs amqtt in this process (as the one-command demo does);
+``--gap MS`` waits between samples (floor and engine alike; on this VM a pause lets the
+vCPUs go idle and every wake-up then costs more, so back to back is the default);
 ``--echo`` adds the old breakdown: a minimal engine (decode, append with fsync, publish
 a small retained state) in this process, to separate the bus from the engine's own work.
 """
@@ -161,9 +163,10 @@ class FloorProbe:
         self.c = c
         time.sleep(0.3)
 
-    def run(self, n: int) -> list[float]:
+    def run(self, n: int, gap: float = 0.0) -> list[float]:
         out = []
         for _ in range(n):
+            time.sleep(gap)
             self.got.clear()
             t0 = time.perf_counter()
             self.c.publish(self.topic, b"x" * 200, qos=1)
@@ -382,9 +385,10 @@ class Table:
                                                                 "amount": STACK}
         return self.console, Channel.COMMAND, "table", {"op": "start_hand", "seat": None}
 
-    def play(self, n: int) -> list[float]:
+    def play(self, n: int, gap: float = 0.0) -> list[float]:
         out = []
         for _ in range(n):
+            time.sleep(gap)
             client, channel, kind, body = self._next_input()
             t0 = time.perf_counter()
             msg = client.publish(channel, kind, **body)
@@ -480,6 +484,9 @@ def main() -> int:
     ap.add_argument("--amqtt", choices=("process", "thread"), default="process")
     ap.add_argument("--only", choices=("mosquitto", "amqtt"), default=None)
     ap.add_argument("--echo", action="store_true", help="also measure the minimal in-process echo engine")
+    ap.add_argument("--gap", type=float, default=0.0,
+                    help="ms between one sample's end and the next input, for floor and engine alike "
+                         "(default %(default)s: back to back)")
     ap.add_argument("--seed", type=int, default=1)
     ap.add_argument("--profile", type=Path, default=None,
                     help="run the engine and amqtt processes under cProfile, stats into this directory")
@@ -487,8 +494,9 @@ def main() -> int:
     args = ap.parse_args()
     tmp = Path(tempfile.mkdtemp(prefix="bench-bus-", dir=args.tmp))
     kinds = [k for k in ("mosquitto", "amqtt") if args.only in (None, k)]
-    print(f"bus bench: {args.n} inputs per broker in {args.rounds} interleaved rounds; engine as a {args.engine}, "
-          f"amqtt as a {args.amqtt}; stores in {tmp} (SQLite WAL, synchronous=FULL)")
+    print(f"bus bench: {args.n} inputs per broker in {args.rounds} interleaved rounds, {args.gap:g} ms between "
+          f"samples; engine as a {args.engine}, amqtt as a {args.amqtt}; stores in {tmp} (SQLite WAL, "
+          "synchronous=FULL)")
     print(f"load average at start: {loadavg()}  ({os.cpu_count()} cpus)", flush=True)
     brokers: dict[str, Broker] = {}
     engines: dict[str, Engine] = {}
@@ -520,9 +528,9 @@ def main() -> int:
         for r, count in enumerate(per_round):
             order = kinds if r % 2 == 0 else kinds[::-1]
             for k in order:
-                fl = probes[k].run(count)
+                fl = probes[k].run(count, args.gap / 1000)
                 floors[k] += fl
-                got = tables[k].play(count)
+                got = tables[k].play(count, args.gap / 1000)
                 # The engine does its store upkeep once its table has been quiet for 0.5 s: let
                 # that happen now, not during the next round, which is the other table's.
                 time.sleep(1.0)
