@@ -46,7 +46,7 @@ import cv2
 import numpy as np
 
 from vision.calibration import Calibration
-from vision.deck import BACK, CARD_W, STRIP_H, STRIP_W, STRIP_X0, STRIP_Y0, DeckModel, channels, embed, thumb
+from vision.deck import BACK, CARD_W, STRIP_H, STRIP_W, STRIP_X0, STRIP_Y0, THUMB, DeckModel, channels, embed
 
 MIN_GAP, MAX_GAP = 0.22, 0.68  # stud row offsets, as fractions of a card width
 SCAN = 2  # coarse scan subsampling (pixels of the template scale)
@@ -353,6 +353,10 @@ class Detector:
                         out.append(self._half_turned(center, along, ua, uc, blob_id))
                     continue
                 rows.append(self._prepare(frame, center, along, ua, uc, blob_id, len(options) > 1))
+        self._backness(rows)
+        for r in rows:
+            if r.backness < BACK_MIN:
+                self._bands(r)
         out.extend(self._read_rows(rows))
         if self.reuse:
             for b, (geo, look) in fresh.items():
@@ -401,17 +405,40 @@ class Detector:
         m = MARGIN
         crop = self._crop(frame, origin - uc * m / self.scale, ua, uc, (length_px, self.card_h + 2 * m))
         last = length_px - CARD_W
-        backness = 0.0
+        none = np.zeros((0, 0, 3), np.float32)
+        r = _Row(blob_id, origin, ua, uc, along, length_px, last, (none, none), 0.0, ambiguous, crop=crop)
         if len(self.deck.back_thumbs):
             card = crop[m : m + self.card_h]
             ends = [card[:, :CARD_W]] if last == 0 else [card[:, :CARD_W], card[:, last : last + CARD_W]]
-            backness = float(max((self.deck.back_thumbs @ thumb(e)).max() for e in ends))
-            if backness >= BACK_MIN:  # face-down cards: nothing to read
-                none = np.zeros((0, 0, 3), np.float32)
-                return _Row(blob_id, origin, ua, uc, along, length_px, last, (none, none), backness, ambiguous)
+            r.thumbs = [cv2.resize(e, THUMB, interpolation=cv2.INTER_AREA) for e in ends]
+        return r
+
+    def _backness(self, rows: list[_Row]) -> None:
+        """Likeness of each row's two ends to the enrolled back, for all rows at once."""
+        if not len(self.deck.back_thumbs):
+            return
+        small = [t for r in rows for t in r.thumbs]
+        if not small:
+            return
+        h, w = small[0].shape[:2]
+        x = channels(np.stack(small).reshape(-1, w, 3)).reshape(len(small), h, w, 3)
+        x -= x.mean(axis=(1, 2), keepdims=True)
+        x = x.reshape(len(x), -1)
+        x /= np.maximum(np.sqrt(np.einsum("nd,nd->n", x, x)), 1e-6)[:, None]
+        like = (x @ self.deck.back_thumbs.T).max(axis=1)
+        k = 0
+        for r in rows:
+            n = len(r.thumbs)
+            r.backness = float(like[k : k + n].max())
+            k += n
+
+    def _bands(self, r: _Row) -> None:
+        """The top bands of a face row, both ways round, and where each card's top edge lies."""
+        m = MARGIN
+        crop = r.crop
         y0, y1 = m + STRIP_Y0 - PAD_Y, m + STRIP_Y0 + STRIP_H + PAD_Y
         turned = cv2.rotate(crop, cv2.ROTATE_180)
-        bands = tuple(
+        r.bands = tuple(
             np.ascontiguousarray(cv2.GaussianBlur(channels(b[y0 - 3 : y1 + 3]), (0, 0), QUERY_BLUR)[3:-3]) for b in (crop, turned)
         )
         # Where is each card's top edge?  Cards in a row sit a little higher or lower than the
@@ -421,6 +448,7 @@ class Detector:
             g = cv2.cvtColor(b[: 2 * m + 1], cv2.COLOR_BGR2GRAY).astype(np.int16)
             step = g[1:] - g[:-1]  # bright paper below darker felt: positive
             tops.append(np.argmax(step, axis=0).astype(np.int32) + 1 - m)
+        r.tops = (tops[0], tops[1])
         # the median top edge under each corner window (card positions p: columns p+2 .. p+STRIP_W)
         meds = []
         for t in tops:
@@ -428,8 +456,7 @@ class Detector:
                 meds.append(_sliding_median(t[2:], STRIP_W - 2, -PAD_Y + 1, PAD_Y - 1))
             else:
                 meds.append(np.zeros(0, np.int32))
-        return _Row(blob_id, origin, ua, uc, along, length_px, last, bands, backness, ambiguous, tops=(tops[0], tops[1]), crop=crop,
-                    top_median=(meds[0], meds[1]))
+        r.top_median = (meds[0], meds[1])
 
     # -- recognition, batched over the whole frame ---------------------------------------------
     def _read_rows(self, rows: list[_Row]) -> list[Detection]:
@@ -913,5 +940,6 @@ class _Row:
     total: float = -np.inf
     way: int = 0
     top_median: tuple[np.ndarray, np.ndarray] = field(default=(np.zeros(0, np.int32), np.zeros(0, np.int32)))
+    thumbs: list[np.ndarray] = field(default_factory=list)  # its ends at the back-thumbnail size
     crop: np.ndarray | None = None  # the row at the template scale (BGR), card height plus MARGIN above and below
     full: np.ndarray | None = None  # the crop as the chosen way reads it, pooled, as blurred channels
