@@ -52,7 +52,7 @@ MIN_GAP, MAX_GAP = 0.22, 0.68  # stud row offsets, as fractions of a card width
 SCAN = 2  # coarse scan subsampling (pixels of the template scale)
 DOWN_GAP_MM = 8.0
 COVERED_MIN = 0.86  # a covered card is only believed when its corner matches this well
-COVERED_LOW, STRIP_RESCUE = 0.8, 0.88  # ... or this well, and the rest of its visible strip this well
+COVERED_LOW, STRIP_RESCUE = 0.8, 0.9  # ... or this well, and the rest of its visible strip this well
 BACK_MIN = 0.5  # whole-card likeness to the enrolled back that makes a blob face-down cards
 PLAN_TAU = 0.5  # coarse score a guessed card edge must beat to be worth a card
 CANDIDATES = 16  # best coarse templates whose cards are re-matched at full resolution
@@ -467,7 +467,7 @@ class Detector:
         if wins:
             scores = embed(np.concatenate(wins), self.c_mean, self.c_weight) @ self.coarse
             bounds = np.cumsum([0] + [len(w) for w in wins])
-            lab = scores.reshape(len(scores), -1, 2).max(axis=2)  # per label: either plain view
+            lab = np.maximum(scores[:, 0::2], scores[:, 1::2])  # per label: either plain view
             near = lab.copy()  # ... the best of each position and its neighbours within its band
             near[1:] = np.maximum(near[1:], lab[:-1])
             near[:-1] = np.maximum(near[:-1], lab[1:])
@@ -549,7 +549,10 @@ class Detector:
                 covered = i < len(positions) - 1
                 # A covered card whose corner matched poorly is a gap the plan guessed, with no corner in
                 # it, unless the rest of its visible strip matches the same card well.
-                gated = covered and i > 0 and score < COVERED_MIN and not (score >= COVERED_LOW and strip >= STRIP_RESCUE)
+                # (A rescued card must not read as its neighbour: a guessed gap inside a card shows that card.)
+                near = {reads[(id(r), r.way, k)][0] for k in (i - 1, i + 1) if 0 <= k < len(positions)}
+                rescued = score >= COVERED_LOW and strip >= STRIP_RESCUE and label not in near
+                gated = covered and i > 0 and score < COVERED_MIN and not rescued
                 if gated and not _DEBUG:
                     continue
                 tc = self._card_corners(r, p / self.scale, r.way)
@@ -584,16 +587,19 @@ class Detector:
         ranked.sort(key=lambda x: -x[0])
         taken: set[int] = set()
         for _lead, j, labels, scores in ranked:
+            given = None
             for lab, sc in zip(labels, scores, strict=True):
                 if lab == BACK or scores[0] - sc > UNIQUE_SLACK:
                     break
                 if int(lab) not in taken:
-                    if lab != labels[0]:
-                        out[j] = replace(out[j], card=self.deck.code(int(lab)))
-                    taken.add(int(lab))
+                    given = int(lab)
                     break
-            else:
-                taken.add(int(labels[0]))
+            if given is None:  # its best reading is a surer card's and nothing close is free: not read
+                out[j] = replace(out[j], card=None)
+                continue
+            taken.add(given)
+            if given != labels[0]:
+                out[j] = replace(out[j], card=self.deck.code(given))
 
     def _strip_setup(self) -> None:
         """Whole-card templates for :meth:`_strip_stage`, pooled, and their column sums (any visible width in O(1))."""

@@ -13,7 +13,7 @@ import pytest
 from engine import wire
 from engine.cli import main
 from vision.calibration import Calibration, calibrate
-from vision.deck import enroll, load, read_face_dir
+from vision.deck import EnrollmentError, enroll, load, read_face_dir
 from vision.detect import Detector
 from vision.enroll_live import LiveEnroller
 from vision.scene import FaceSet, _bgra, _paste, render_scene
@@ -166,6 +166,15 @@ def test_deck_file_round_trip(faces_dir, tmp_path) -> None:
     save(m, tmp_path / "a.deck")
     m2 = load(tmp_path / "a.deck")
     assert m2.name == "anglo" and np.array_equal(m2.templates, m.templates) and m2.has_back
+    # The whole-card templates (for a covered card's visible strip) travel with the file.
+    assert m2.cards.shape == (len(m.labels), m.card_h, 64, 3) and np.array_equal(m2.cards, m.cards)
+    # A file written by the previous version (no whole cards) is refused, not half read.
+    z = dict(np.load(tmp_path / "a.deck"))
+    z["version"] = np.array(2)
+    del z["cards"]
+    np.savez_compressed(tmp_path / "old.npz", **z)
+    with pytest.raises(EnrollmentError, match="enroll the deck again"):
+        load(tmp_path / "old.npz")
 
 
 def test_vision_run_publishes_observations_on_the_broker(faces_dir, tmp_path, mosquitto_broker) -> None:
