@@ -200,3 +200,21 @@ def test_an_owner_that_never_calls_maintain_still_gets_checkpoints(
         for seq in range(1, 31):
             s.append("shoe-1", 1, seq, "card_drawn", {"card": "Ah"})
         assert path.stat().st_size > size
+
+
+def test_a_new_sqlite_store_uses_small_pages_and_an_old_one_keeps_its_own(tmp_path: Path) -> None:
+    from engine import store as store_module
+
+    with SqliteStore(tmp_path / "new.db", "t1") as s:
+        s.append("shoe-1", 1, 1, "card_drawn", {"card": "Ah"})
+        assert s._conn.execute("PRAGMA page_size").fetchone()[0] == store_module.PAGE_SIZE
+    old = tmp_path / "old.db"
+    conn = sqlite3.connect(old)
+    conn.execute("PRAGMA page_size=4096")
+    conn.execute("PRAGMA journal_mode=WAL")
+    conn.execute("CREATE TABLE other (x)")
+    conn.close()
+    with SqliteStore(old, "t1") as s:
+        s.append("shoe-1", 1, 1, "card_drawn", {"card": "Ah"})
+        assert s._conn.execute("PRAGMA page_size").fetchone()[0] == 4096
+        assert [e.payload for e in s.events()] == [{"card": "Ah"}]
