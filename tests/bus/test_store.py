@@ -206,15 +206,26 @@ def test_a_new_sqlite_store_uses_small_pages_and_an_old_one_keeps_its_own(tmp_pa
     from engine import store as store_module
 
     with SqliteStore(tmp_path / "new.db", "t1") as s:
-        s.append("shoe-1", 1, 1, "card_drawn", {"card": "Ah"})
+        offsets = [s.append("shoe-1", 1, seq, "card_drawn", {"card": "Ah"}).offset for seq in (1, 2, 3)]
+        assert offsets == sorted(offsets) and len(set(offsets)) == 3
         assert s._conn.execute("PRAGMA page_size").fetchone()[0] == store_module.PAGE_SIZE
+        ddl = s._conn.execute("SELECT sql FROM sqlite_master WHERE name = 'events'").fetchone()[0]
+        assert "AUTOINCREMENT" not in ddl  # no sqlite_sequence page in every append
     old = tmp_path / "old.db"
     conn = sqlite3.connect(old)
     conn.execute("PRAGMA page_size=4096")
     conn.execute("PRAGMA journal_mode=WAL")
-    conn.execute("CREATE TABLE other (x)")
+    conn.execute(
+        "CREATE TABLE events (event_offset INTEGER PRIMARY KEY AUTOINCREMENT, table_id TEXT NOT NULL, "
+        "source TEXT NOT NULL, session BIGINT NOT NULL, seq BIGINT NOT NULL, kind TEXT NOT NULL, "
+        "payload TEXT NOT NULL, recorded_at TEXT NOT NULL DEFAULT CURRENT_TIMESTAMP, "
+        "UNIQUE (table_id, source, session, seq))"
+    )
+    conn.execute("INSERT INTO events (table_id, source, session, seq, kind, payload) "
+                 "VALUES ('t1', 'shoe-1', 1, 1, 'card_drawn', '{\"card\":\"Kd\"}')")
+    conn.commit()
     conn.close()
     with SqliteStore(old, "t1") as s:
-        s.append("shoe-1", 1, 1, "card_drawn", {"card": "Ah"})
+        s.append("shoe-1", 1, 2, "card_drawn", {"card": "Ah"})
         assert s._conn.execute("PRAGMA page_size").fetchone()[0] == 4096
-        assert [e.payload for e in s.events()] == [{"card": "Ah"}]
+        assert [e.payload for e in s.events()] == [{"card": "Kd"}, {"card": "Ah"}]
