@@ -287,6 +287,8 @@ class Detector:
         self.coarse = embed(small, self.c_mean, self.c_weight).T.copy()  # (D, N)
         self.labels = deck.labels
         self.is_face = deck.labels != BACK
+        if len(deck.cards):
+            self._strip_setup()
         #: Table-space outlines of the last frame's big blobs that are not cards (hands, arms):
         #: the tracker holds a seat still while something covers it.
         self.occluders: list[np.ndarray] = []
@@ -602,26 +604,14 @@ class Detector:
                 out[j] = replace(out[j], card=self.deck.code(given))
 
     def _strip_setup(self) -> None:
-        """Whole-card templates for :meth:`_strip_stage`, pooled, and their column sums (any visible width in O(1))."""
-        k = STRIP_POOL
-        cards = self.deck.cards
-        self.strip_ids = np.flatnonzero(np.isin(self.deck.variants, STRIP_VARIANTS))
-        h, w = cards.shape[1:3]
-        hp, wp = h // k, w // k
-        pooled = cards[self.strip_ids, : hp * k, : wp * k].astype(np.float32)
-        pooled = pooled.reshape(len(pooled), hp, k, wp, k, 3).mean(axis=(2, 4))
-        self.strip_cuts = np.linspace(0, hp, STRIP_BANDS + 1).round().astype(int)
-        self.strip_t, self.strip_csum, self.strip_csq = [], [], []
-        for b0, b1 in itertools.pairwise(self.strip_cuts):
-            t = np.ascontiguousarray(pooled[:, b0:b1])  # (N, bh, wp, 3)
-            self.strip_t.append(t.reshape(len(t), -1))
-            zero = np.zeros((len(t), 1, 3), np.float32)
-            self.strip_csum.append(np.concatenate([zero, np.cumsum(t.sum(axis=1), axis=1)], axis=1))  # (N, wp+1, 3)
-            self.strip_csq.append(np.concatenate([zero[:, :, 0], np.cumsum((t * t).sum(axis=(1, 3)), axis=1)], axis=1))
-        # template row of each (label, strip template) for the shortlist
-        lab = self.deck.labels[self.strip_ids]
-        self.strip_by_label = {int(x): np.flatnonzero(lab == x) for x in np.unique(lab)}
-        self.strip_hw = (hp, wp)
+        """Whole-card templates for :meth:`_strip_stage`, pooled, and their column sums (any visible width in O(1)).
+
+        They depend on the deck alone, so every detector of one deck shares one copy.
+        """
+        key = (id(self.deck), STRIP_POOL, STRIP_BANDS, STRIP_VARIANTS)
+        if key not in _STRIP_CACHE:
+            _STRIP_CACHE[key] = _strip_templates(self.deck)
+        (self.strip_t, self.strip_csum, self.strip_csq, self.strip_cuts, self.strip_by_label, self.strip_hw, _deck) = _STRIP_CACHE[key]
 
     def _strip_stage(self, face_rows: list[_Row], reads: dict,  # type: ignore[type-arg]
                      opts: dict[tuple[int, int, int], tuple[np.ndarray, np.ndarray]]) -> None:
@@ -636,8 +626,6 @@ class Detector:
         """
         if not len(self.deck.cards):
             return
-        if not hasattr(self, "strip_t"):
-            self._strip_setup()
         k = STRIP_POOL
         hp, wp = self.strip_hw
         dx, dy = STRIP_DX, STRIP_DY
@@ -909,6 +897,30 @@ class Detector:
             c = cand[j][valid[j]]
             out.append((int(cand[j, k]), float(total[j, k]), best_x, c, total[j][valid[j]], corner))
         return out
+
+
+_STRIP_CACHE: dict[tuple[object, ...], tuple[object, ...]] = {}
+
+
+def _strip_templates(deck: DeckModel) -> tuple[object, ...]:
+    k = STRIP_POOL
+    cards = deck.cards
+    ids = np.flatnonzero(np.isin(deck.variants, STRIP_VARIANTS))
+    h, w = cards.shape[1:3]
+    hp, wp = h // k, w // k
+    pooled = cards[ids, : hp * k, : wp * k].astype(np.float32)
+    pooled = pooled.reshape(len(pooled), hp, k, wp, k, 3).mean(axis=(2, 4))
+    cuts = np.linspace(0, hp, STRIP_BANDS + 1).round().astype(int)
+    ts, csums, csqs = [], [], []
+    for b0, b1 in itertools.pairwise(cuts):
+        t = np.ascontiguousarray(pooled[:, b0:b1])  # (N, bh, wp, 3)
+        ts.append(t.reshape(len(t), -1))
+        zero = np.zeros((len(t), 1, 3), np.float32)
+        csums.append(np.concatenate([zero, np.cumsum(t.sum(axis=1), axis=1)], axis=1))  # (N, wp+1, 3)
+        csqs.append(np.concatenate([zero[:, :, 0], np.cumsum((t * t).sum(axis=(1, 3)), axis=1)], axis=1))
+    lab = deck.labels[ids]
+    by_label = {int(x): np.flatnonzero(lab == x) for x in np.unique(lab)}
+    return ts, csums, csqs, cuts, by_label, (hp, wp), deck  # the deck kept alive so its id stays its own
 
 
 def _sliding_median(t: np.ndarray, n: int, lo: int, hi: int) -> np.ndarray:
