@@ -31,22 +31,17 @@ from dataclasses import dataclass, field
 import cv2
 import numpy as np
 
-from vision.calibration import aruco_dictionary
 from vision.layout import TableLayout, default_layout
 from vision.scene import (
     FELTS,
-    FLOOR,
-    WOOD,
     FaceSet,
-    _bgra,
     _card_corners,
-    _fill_poly,
-    _hue_distance,
-    _noise_field,
     _paste,
     _project,
     _shadow,
     camera_homography,
+    felt_for,
+    paint_table,
 )
 
 ROW_STEP = 0.45  # how far each new up card is shifted along the stud row, in card widths
@@ -249,28 +244,8 @@ class TableCamera:
         return np.clip(region.astype(np.float32) * gain[:, :, None], 0, 255).astype(np.uint8)
 
     def _paint_background(self, rng: np.random.Generator) -> np.ndarray:
-        w, h = self.size
-        hmat = self.table_to_image
-        far = [k for k, v in FELTS.items() if _hue_distance(self.faces.back, v) > 25] or list(FELTS)
-        felt_bgr = np.array(FELTS[far[0]], np.float32)
-        img = np.empty((h, w, 3), np.uint8)
-        img[:] = FLOOR
-        _fill_poly(img, _project(hmat, self.layout.table_polygon(144)), WOOD)
-        wood = _noise_field(rng, self.size, 60)
-        img = np.clip(img.astype(np.float32) * (1 + 0.06 * wood[:, :, None]), 0, 255).astype(np.uint8)
-        mask = np.zeros((h, w), np.uint8)
-        _fill_poly(mask, _project(hmat, self.layout.felt_polygon(144)), (255,))  # type: ignore[arg-type]
-        tex = 1 + 0.05 * _noise_field(rng, self.size, 12) + 0.04 * _noise_field(rng, self.size, 400)
-        felt = np.clip(felt_bgr[None, None, :] * tex[:, :, None], 0, 255).astype(np.uint8)
-        img[mask > 0] = felt[mask > 0]
-        dic = aruco_dictionary()
-        for mid, quad in self.layout.markers.items():
-            q = np.array(quad)
-            c = q.mean(axis=0)
-            sticker = np.full((180, 180), 245, np.uint8)
-            sticker[30:150, 30:150] = cv2.aruco.generateImageMarker(dic, mid, 120)
-            _paste(img, _bgra(sticker), _project(hmat, c + (q - c) * 1.5))
-        return img
+        felt = np.array(FELTS[felt_for(self.faces.back)[0]], np.float32)
+        return paint_table(self.layout, self.table_to_image, self.size, felt, rng)
 
     def _light(self, rng: np.random.Generator) -> np.ndarray:
         """A static light falloff: brighter under the lamp, darker towards the rail."""

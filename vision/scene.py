@@ -225,6 +225,38 @@ def _rot(v: np.ndarray, deg: float) -> np.ndarray:
     return np.array([c * v[0] - s * v[1], s * v[0] + c * v[1]])
 
 
+def paint_table(layout: TableLayout, hmat: np.ndarray, size: tuple[int, int], felt_bgr: np.ndarray,
+                rng: np.random.Generator) -> np.ndarray:
+    """The empty table as the camera sees it: floor, wooden rail, textured felt, the printed markers."""
+    w, h = size
+    img = np.empty((h, w, 3), np.uint8)
+    img[:] = FLOOR
+    _fill_poly(img, _project(hmat, layout.table_polygon(144)), WOOD)
+    wood_tex = _noise_field(rng, size, 60)
+    img = np.clip(img.astype(np.float32) * (1 + 0.06 * wood_tex[:, :, None]), 0, 255).astype(np.uint8)
+    felt_mask = np.zeros((h, w), np.uint8)
+    _fill_poly(felt_mask, _project(hmat, layout.felt_polygon(144)), (255,))  # type: ignore[arg-type]
+    tex = 1 + 0.05 * _noise_field(rng, size, 12) + 0.04 * _noise_field(rng, size, 400)
+    felt = np.clip(felt_bgr[None, None, :] * tex[:, :, None], 0, 255).astype(np.uint8)
+    img[felt_mask > 0] = felt[felt_mask > 0]
+    # Markers: black-on-white, with a white quiet zone of 1/4 of the marker.
+    dic = aruco_dictionary()
+    for mid, quad in layout.markers.items():
+        q = np.array(quad)
+        c = q.mean(axis=0)
+        quiet = c + (q - c) * 1.5
+        mk = cv2.aruco.generateImageMarker(dic, mid, 120)
+        sticker = np.full((180, 180), 245, np.uint8)
+        sticker[30:150, 30:150] = mk
+        _paste(img, _bgra(sticker), _project(hmat, quiet))
+    return img
+
+
+def felt_for(back: np.ndarray) -> list[str]:
+    """Felts a deck's backs stand out on, as a cardroom picks (tigullio's backs are green)."""
+    return [k for k, v in FELTS.items() if _hue_distance(back, v) > 25] or list(FELTS)
+
+
 # -- the scene --------------------------------------------------------------------------------
 
 
@@ -289,30 +321,9 @@ def render_scene(
 
     # Background: floor, rail, felt.
     # A cardroom picks a felt its card backs stand out on; so do we (tigullio's backs are green).
-    far = [k for k, v in FELTS.items() if _hue_distance(faces.back, v) > 25] or list(FELTS)
-    felt_name = str(rng.choice(far))
+    felt_name = str(rng.choice(felt_for(faces.back)))
     felt_bgr = np.array(FELTS[felt_name], np.float32) * rng.uniform(0.8, 1.2)
-    img = np.empty((h, w, 3), np.uint8)
-    img[:] = FLOOR
-    _fill_poly(img, _project(hmat, layout.table_polygon(144)), WOOD)
-    wood_tex = _noise_field(rng, size, 60)
-    img = np.clip(img.astype(np.float32) * (1 + 0.06 * wood_tex[:, :, None]), 0, 255).astype(np.uint8)
-    felt_mask = np.zeros((h, w), np.uint8)
-    _fill_poly(felt_mask, _project(hmat, layout.felt_polygon(144)), (255,))  # type: ignore[arg-type]
-    tex = 1 + 0.05 * _noise_field(rng, size, 12) + 0.04 * _noise_field(rng, size, 400)
-    felt = np.clip(felt_bgr[None, None, :] * tex[:, :, None], 0, 255).astype(np.uint8)
-    img[felt_mask > 0] = felt[felt_mask > 0]
-
-    # Markers: black-on-white, with a white quiet zone of 1/4 of the marker.
-    dic = aruco_dictionary()
-    for mid, quad in layout.markers.items():
-        q = np.array(quad)
-        c = q.mean(axis=0)
-        quiet = c + (q - c) * 1.5
-        mk = cv2.aruco.generateImageMarker(dic, mid, 120)
-        sticker = np.full((180, 180), 245, np.uint8)
-        sticker[30:150, 30:150] = mk
-        _paste(img, _bgra(sticker), _project(hmat, quiet))
+    img = paint_table(layout, hmat, size, felt_bgr, rng)
 
     cards: list[TruthCard] = []
     scale_px = math.sqrt(abs(np.linalg.det(hmat[:2, :2]))) / max(hmat[2, 2], 1e-9)
