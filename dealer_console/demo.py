@@ -864,6 +864,10 @@ class SimulatedTable:
         hand_id = int(state["hand_id"])
         before = w.current()
         self.say.say("  DRILL broker-restart: stopping the broker mid-hand")
+        # The embedded broker keeps nothing across a restart: a camera observation it had taken but
+        # not yet delivered is gone, and the engine rightly says so (source.gap).  The shoe's draws are
+        # made after the restart and the hand check would catch one lost.
+        self.expected_rules.add("source.gap")
         t0 = time.monotonic()
         console, publisher = self.stack.console, self.stack.publisher
         assert console is not None
@@ -997,7 +1001,7 @@ class SimulatedTable:
         if camera is None or camera.stalled:
             return
         truth = camera.table_camera.truth()
-        deadline = time.monotonic() + 3.0
+        deadline = time.monotonic() + 8.0  # the (niced) camera process may be slow on a busy machine
         view = camera.view()
         while view != truth and time.monotonic() < deadline and not self.watch.stopping.is_set():
             self.watch.stopping.wait(0.1)
