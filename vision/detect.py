@@ -32,6 +32,12 @@ Theory of operation
    re-matched at full template resolution with a few pixels of slack; a card
    fully in view is also read from its other corner.  The best label wins; the
    back template (if enrolled) makes a card face down.
+5. **A second look** where the corner leaves two readings within 0.01: the
+   few best are compared again over all the card shows (a covered card's
+   visible strip with its big pips, the top card's whole face).
+6. **One deck**: no card is read twice in a frame; readings are given out
+   surest first, and a card whose label is taken gets its next reading if it
+   is close, or is left unread.
 
 All of it is arrays in, :class:`Detection` list out: no camera, clock or file.
 """
@@ -63,7 +69,6 @@ PAD_X, PAD_Y = 2, 3  # slack of the fine match, template pixels
 SPLIT_RADII = (2, 4)  # half-size px: a gentle cut at narrow necks first, then a harder one
 DY = 1  # rows of slack either side of the measured top edge
 MARGIN = 6  # crop rows above and below the card, template pixels
-_DEBUG = False
 UNIQUE = True  # one deck on the table: no card is read twice in a frame
 UNIQUE_SLACK = 0.05  # how far below a card's best reading its next may be and still be given to it
 STRIP_LAMBDA = 1.0  # weight of the whole visible strip against the index corner
@@ -555,7 +560,7 @@ class Detector:
                 near = {reads[(id(r), r.way, k)][0] for k in (i - 1, i + 1) if 0 <= k < len(positions)}
                 rescued = score >= COVERED_LOW and strip >= STRIP_RESCUE and label not in near
                 gated = covered and i > 0 and score < COVERED_MIN and not rescued
-                if gated and not _DEBUG:
+                if gated:
                     continue
                 tc = self._card_corners(r, p / self.scale, r.way)
                 if label == BACK or (no_back and score < self.face_floor):
@@ -565,10 +570,6 @@ class Detector:
                     out.append(Detection(card, True, self.calib.to_image(tc), tc, score, covered, blob=r.blob, order=i))
                     if card is not None:
                         faces.append((len(out) - 1, (id(r), r.way, i)))
-                    if _DEBUG:
-                        out[-1].dbg = reads[(id(r), r.way, i)][6] if len(reads[(id(r), r.way, i)]) > 6 else None  # type: ignore[attr-defined]
-                        out[-1].strip = strip  # type: ignore[attr-defined]
-                        out[-1].gated = gated  # type: ignore[attr-defined]
         if UNIQUE:
             self._unique(out, faces, reads, opts)
         return out
@@ -716,9 +717,6 @@ class Detector:
             j = int(np.argmax(comb))
             opts[key] = (cand, comb / (1 + STRIP_LAMBDA))
             reads[key] = (int(cand[j]), float(total[idx[j]]), all_cand, total, corner, float(sc[j]))
-            if _DEBUG:
-                srt = np.sort(total)[::-1]
-                reads[key] = (*reads[key], (int(all_cand[np.argmax(total)]), float(srt[0] - srt[1]), cand, total[idx], sc))
 
     def _down_cards(self, r: _Row) -> list[Detection]:
         """Face-down cards side by side (a blob when their gaps close up in the picture)."""
