@@ -10,8 +10,10 @@ Two layers, as everywhere in studtable:
   picture).  It numbers every message it sends (``seq``) within its ``session``
   (the restart counter), as the wire contract requires.
 * :func:`run_capture` is the edge: it owns ``cv2.VideoCapture`` (a camera index,
-  a video file, or a stream URL), reopens a camera or stream that drops out
-  (publishing ``offline`` while it is gone) and reads the clock.
+  a video file, or a stream URL), reads it on a thread of its own (``FrameReader``)
+  so that a camera that stops delivering frames is reported ``offline`` rather
+  than going silent, reopens a camera or stream that drops out (``offline``
+  while it is gone) and reads the clock.
 
 The MQTT client is not here: ``publish`` is whatever the caller passes.  The
 ``studtable vision run`` command prints each message as a JSON line until the
@@ -22,10 +24,14 @@ connection.
 
 from __future__ import annotations
 
+import contextlib
 import logging
+import queue
+import threading
 import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
+from typing import Any
 
 import cv2
 import numpy as np
@@ -105,38 +111,104 @@ def open_capture(source: str) -> cv2.VideoCapture:
     return cap
 
 
+class FrameReader:
+    """Reads a capture on a thread of its own, so that a camera that stops delivering is noticed.
+
+    Why: ``cv2.VideoCapture.read`` has no timeout; a frozen USB camera or a stream whose sender
+    hangs blocks it for ever, and the service would then go silent instead of saying it is
+    offline.  A live source keeps only the newest frame (the table as it is now); a file keeps
+    every frame (``live=False``).
+    """
+
+    def __init__(self, cap: Any, live: bool) -> None:
+        self.cap = cap
+        self._frames: queue.Queue[tuple[bool, np.ndarray | None]] = queue.Queue(maxsize=1 if live else 8)
+        self._live = live
+        self._stop = threading.Event()
+        self._thread = threading.Thread(target=self._run, name="frame-reader", daemon=True)
+        self._thread.start()
+
+    def _run(self) -> None:
+        while not self._stop.is_set():
+            ok, frame = self.cap.read()
+            item = (bool(ok), frame if ok else None)
+            if self._live:
+                with contextlib.suppress(queue.Empty):
+                    self._frames.get_nowait()  # drop the older frame: only now matters
+                self._frames.put(item)
+            else:
+                while not self._stop.is_set():
+                    try:
+                        self._frames.put(item, timeout=0.2)
+                        break
+                    except queue.Full:
+                        continue
+            if not ok:
+                return
+
+    def read(self, timeout: float) -> tuple[bool, np.ndarray | None] | None:
+        """(ok, frame) as ``cap.read`` gives it, or None if nothing came within ``timeout`` seconds."""
+        try:
+            return self._frames.get(timeout=timeout)
+        except queue.Empty:
+            return None
+
+    def close(self) -> None:
+        self._stop.set()
+        self.cap.release()  # also wakes a read() blocked in most backends
+        self._thread.join(0.5)
+
+
 def run_capture(
     source: str, core: VisionCore, *, max_frames: int | None = None, reconnect_s: float = 2.0,
-    clock: Callable[[], float] = time.monotonic,
+    stall_s: float = 2.0, clock: Callable[[], float] = time.monotonic,
+    opener: Callable[[str], Any] = open_capture,
 ) -> int:
-    """Read frames until the file ends, ``max_frames`` are done, or Ctrl-C; returns frames processed."""
+    """Read frames until the file ends, ``max_frames`` are done, or Ctrl-C; returns frames processed.
+
+    A live source that delivers no frame for ``stall_s`` seconds is reported ``offline`` (the
+    engine prompts the dealer) until frames come again; one whose read fails is reopened.
+    """
     is_file = not source.isdigit() and "://" not in source
-    cap = open_capture(source)
+    reader = FrameReader(opener(source), live=not is_file)
     core.start()
+    online = True
     done = 0
     try:
         while max_frames is None or done < max_frames:
-            ok, frame = cap.read()
-            if not ok:
+            got = reader.read(stall_s)
+            if got is None:
+                if online and not is_file:
+                    log.warning("video source %s delivered no frame for %.1f s; offline", source, stall_s)
+                    core.set_online(False)
+                    online = False
+                continue
+            ok, frame = got
+            if not ok or frame is None:
                 if is_file:
                     break
                 log.warning("video source %s stopped; reopening in %.0f s", source, reconnect_s)
-                core.set_online(False)
-                cap.release()
+                if online:
+                    core.set_online(False)
+                    online = False
+                reader.close()
                 while True:
                     time.sleep(reconnect_s)
                     try:
-                        cap = open_capture(source)
+                        reader = FrameReader(opener(source), live=True)
                         break
                     except OSError as exc:
                         log.warning("%s", exc)
-                core.set_online(True)
                 continue
+            if not online:
+                log.warning("video source %s delivers frames again; online", source)
+                core.set_online(True)
+                online = True
             core.on_frame(frame, clock())
             done += 1
     except KeyboardInterrupt:
         pass
     finally:
-        cap.release()
+        reader.close()
         core.stop()
     return done

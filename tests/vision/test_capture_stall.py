@@ -1,0 +1,100 @@
+"""The vision service's edge with a camera that freezes: ``cv2.VideoCapture.read`` simply blocks,
+so the service must notice by itself that no frame came, say ``offline`` (the engine prompts the
+dealer), and say ``online`` again when frames return.  The camera here is a stand-in that behaves
+as a frozen USB camera does (its read() hangs); the frames are the demo camera's pictures and the
+detector, tracker and core are the production ones."""
+
+from __future__ import annotations
+
+import threading
+import time
+from collections.abc import Callable
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from engine import wire
+from vision.calibration import calibrate
+from vision.camera_sim import TableCamera
+from vision.deck import enroll, read_face_dir
+from vision.detect import Detector
+from vision.scene import FaceSet
+from vision.service import VisionCore, run_capture
+from vision.tracking import Tracker
+
+
+class FreezingCamera:
+    """read() delivers ~30 frames/s until ``freeze`` is set; then it hangs until ``thaw``."""
+
+    def __init__(self, camera: TableCamera) -> None:
+        self.camera = camera
+        self.running = threading.Event()
+        self.running.set()
+        self.released = False
+        self.reads = 0
+
+    def read(self) -> tuple[bool, np.ndarray | None]:
+        while not self.running.wait(0.05):
+            if self.released:
+                return False, None
+        time.sleep(1 / 30)
+        self.reads += 1
+        return True, self.camera.frame()
+
+    def release(self) -> None:
+        self.released = True
+
+
+@pytest.fixture(scope="module")
+def table(faces_dir: Callable[[str], Path]) -> tuple[TableCamera, Detector]:
+    d = faces_dir("anglo")
+    faces, back = read_face_dir(d)
+    camera = TableCamera(FaceSet.load(d), 2, seed=5)
+    camera.deal(1, "Ah", True)
+    camera.deal(2, "Kd", False)
+    return camera, Detector(enroll(faces, back), calibrate(camera.frame(), camera.layout), reuse=True)
+
+
+def test_a_frozen_camera_goes_offline_and_comes_back(table: tuple[TableCamera, Detector]) -> None:
+    camera, detector = table
+    sent: list[tuple[float, wire.Message]] = []
+    core = VisionCore(detector, Tracker(camera.layout, 2),
+                      lambda m: sent.append((time.monotonic(), m)), "t1", "cam-1", session=1)
+    cam = FreezingCamera(camera)
+
+    def freeze_for_a_while() -> None:
+        time.sleep(0.8)
+        cam.running.clear()
+        time.sleep(1.2)
+        cam.running.set()
+
+    threading.Thread(target=freeze_for_a_while, daemon=True).start()
+    t0 = time.monotonic()
+    done = run_capture("0", core, max_frames=40, stall_s=0.4, opener=lambda source: cam)
+    assert done == 40
+    avail = [(round(t - t0, 2), m.kind) for t, m in sent if m.channel is wire.Channel.AVAIL]
+    assert [k for _, k in avail] == ["online", "offline", "online", "offline"], avail
+    # Offline no sooner than the watchdog's 0.4 s after the freeze began, and online once it thawed.
+    assert 0.8 + 0.35 <= avail[1][0] < 0.8 + 1.2
+    assert avail[2][0] >= 2.0
+    assert cam.released  # the capture was let go at the end
+    obs = [m for _, m in sent if m.channel is wire.Channel.VISION]
+    assert obs and obs[-1].body["seats"] == {"1": {"up": ["Ah"], "down": 0}, "2": {"up": [], "down": 1}}
+
+
+def test_a_video_file_is_read_to_its_end_without_dropping_frames(table: tuple[TableCamera, Detector],
+                                                                 tmp_path: Path) -> None:
+    camera, detector = table
+    cam = FreezingCamera(camera)
+    frames_left = [12]
+
+    def read() -> tuple[bool, np.ndarray | None]:
+        if frames_left[0] == 0:
+            return False, None
+        frames_left[0] -= 1
+        return True, camera.frame()
+
+    cam.read = read  # type: ignore[method-assign]
+    core = VisionCore(detector, Tracker(camera.layout, 2), lambda m: None, "t1", "cam-1", session=1)
+    assert run_capture(str(tmp_path / "table.avi"), core, opener=lambda source: cam) == 12
