@@ -2,16 +2,15 @@
 
 Two parts, kept apart as at a real table:
 
-* ``SimulatedCapture`` is the camera.  It photographs a ``vision.camera_sim.TableCamera``
-  (the felt as the simulated dealer lays it) at a steady frame rate and hands out
-  the latest frame, as ``cv2.VideoCapture.read`` does.  It can *stall*: a frozen USB
-  camera or a dead stream delivers no frames at all, and ``read`` then waits in vain.
-* ``CameraService`` is the vision service as ``studtable vision run`` runs it: the
-  deck enrolled from its flat faces, the calibration found from the printed
-  markers in a frame, ``Detector`` + ``Tracker`` in a ``VisionCore``, and a bus
-  client with the vision role.  Its frame watchdog turns a camera that stopped
-  delivering frames into availability ``offline`` (the engine opens a
-  ``source.offline`` prompt) and back to ``online`` when frames return.
+* ``SimulatedCapture`` is the camera, read as ``cv2.VideoCapture`` is: it photographs a
+  ``vision.camera_sim.TableCamera`` (the felt as the simulated dealer lays it) at the
+  camera's frame rate.  It can *stall*: a frozen USB camera or a dead stream delivers no
+  frames at all, and ``read`` then hangs.
+* ``CameraService`` is the vision service as ``studtable vision run`` runs it: the deck
+  enrolled from its flat faces, the calibration found from the printed markers in a frame,
+  ``Detector`` + ``Tracker`` in a ``VisionCore``, the same ``run_capture`` loop (whose frame
+  watchdog turns a camera that stopped delivering into availability ``offline``, and back),
+  and a bus client with the vision role.
 
 Only the capture is a fake; everything from the frame on is the production code.
 """
@@ -32,6 +31,7 @@ import numpy as np
 from engine import wire
 from engine.bus import BusClient
 from engine.wire import Role
+from vision.service import VisionCore, run_capture
 
 log = logging.getLogger("studtable.demo.camera")
 
@@ -44,62 +44,41 @@ class CameraUnavailable(RuntimeError):
 
 
 class SimulatedCapture:
-    """Frames of the simulated table at ``fps``; ``stall()`` stops them, ``resume()`` restarts them."""
+    """The simulated camera as ``cv2.VideoCapture`` is read: ``read()`` returns the next frame at
+    the camera's rate; ``stall()`` makes it hang as a frozen camera's does, ``resume()`` thaws it."""
 
     def __init__(self, camera: Any, fps: float = 12.0) -> None:
         self.camera = camera
         self.interval = 1.0 / fps
-        self._cond = threading.Condition()
-        self._frame: np.ndarray | None = None
-        self._taken_at = 0.0
-        self._count = 0
-        self._stalled = threading.Event()
-        self._stop = threading.Event()
-        self._thread = threading.Thread(target=self._run, name="camera-sim", daemon=True)
+        self._running = threading.Event()
+        self._running.set()
+        self._released = False
+        self._next = time.monotonic()
 
-    def start(self) -> SimulatedCapture:
-        self._thread.start()
-        return self
+    def read(self) -> tuple[bool, np.ndarray | None]:
+        while not self._running.wait(0.05):
+            if self._released:
+                return False, None
+        if self._released:
+            return False, None
+        delay = self._next - time.monotonic()
+        if delay > 0:
+            time.sleep(delay)
+        self._next = max(self._next + self.interval, time.monotonic())
+        return True, self.camera.frame()
 
-    def stop(self) -> None:
-        self._stop.set()
-        with self._cond:
-            self._cond.notify_all()
-        self._thread.join(2)
+    def release(self) -> None:
+        self._released = True
 
     def stall(self) -> None:
-        self._stalled.set()
+        self._running.clear()
 
     def resume(self) -> None:
-        self._stalled.clear()
+        self._running.set()
 
     @property
     def stalled(self) -> bool:
-        return self._stalled.is_set()
-
-    def _run(self) -> None:
-        while not self._stop.is_set():
-            t0 = time.monotonic()
-            if not self._stalled.is_set():
-                frame = self.camera.frame()
-                with self._cond:
-                    self._frame, self._taken_at = frame, time.monotonic()
-                    self._count += 1
-                    self._cond.notify_all()
-            self._stop.wait(max(0.0, self.interval - (time.monotonic() - t0)))
-
-    def read(self, timeout: float) -> tuple[np.ndarray, float] | None:
-        """The next frame not read before, with when it was taken; None if none came within ``timeout``."""
-        deadline = time.monotonic() + timeout
-        with self._cond:
-            seen = self._count
-            while self._count == seen or self._frame is None:
-                left = deadline - time.monotonic()
-                if left <= 0 or self._stop.is_set():
-                    return None
-                self._cond.wait(left)
-            assert self._frame is not None
-            return self._frame, self._taken_at
+        return not self._running.is_set()
 
 
 def check_card_art(art_dir: Path) -> None:
@@ -143,6 +122,25 @@ def _deck_model(cache: Path) -> tuple[Any, Any]:
     return faces, model
 
 
+class _CountingCore(VisionCore):
+    """The production core, counting what the demo's summary reports."""
+
+    def __init__(self, *args: Any, **kwargs: Any) -> None:
+        super().__init__(*args, **kwargs)
+        self.frame_cpu_s: deque[float] = deque(maxlen=5000)  # the latest (a windowed demo runs for hours)
+        self.offline_events = 0
+
+    def on_frame(self, image: np.ndarray, timestamp: float) -> Any:
+        t0 = time.process_time()
+        obs = super().on_frame(image, timestamp)
+        self.frame_cpu_s.append(time.process_time() - t0)
+        return obs
+
+    def set_online(self, online: bool) -> None:
+        self.offline_events += not online
+        super().set_online(online)
+
+
 class CameraService:
     """The simulated camera plus the production vision pipeline, publishing on the table's bus."""
 
@@ -153,7 +151,6 @@ class CameraService:
         from vision.calibration import calibrate
         from vision.camera_sim import TableCamera
         from vision.detect import Detector
-        from vision.service import VisionCore
         from vision.tracking import Tracker
 
         cv2.setNumThreads(1)  # one core, as the vision service is specified
@@ -166,14 +163,9 @@ class CameraService:
         self.bus = BusClient(host=broker.host, port=broker.port, username=user, password=password, table=table,
                              device=CAMERA_DEVICE, role=Role.VISION, session=time.time_ns() // 1_000_000,
                              version="1", capabilities=["up_cards", "down_count", "off_felt", "half_turned"])
-        self.core = VisionCore(Detector(model, self.calibration, reuse=True),
-                               Tracker(self.calibration.layout, stable_frames), self._publish, table,
-                               CAMERA_DEVICE, 1)
-        self.online = False
-        self.frames = 0
-        self.offline_events = 0
-        self.detect_s: deque[float] = deque(maxlen=5000)  # CPU seconds per frame, the latest (a GUI runs for hours)
-        self._lock = threading.Lock()
+        self.core = _CountingCore(Detector(model, self.calibration, reuse=True),
+                                  Tracker(self.calibration.layout, stable_frames), self._publish, table,
+                                  CAMERA_DEVICE, 1)
         self._stop = threading.Event()
         self._thread = threading.Thread(target=self._run, name="vision-service", daemon=True)
 
@@ -185,55 +177,43 @@ class CameraService:
 
     def start(self) -> CameraService:
         self.bus.start(wait=10.0)
-        self.capture.start()
-        self.online = True
         self._thread.start()
         return self
 
     def stop(self) -> None:
         self._stop.set()
-        self.capture.stop()
+        self.capture.release()
         self._thread.join(5)
-        try:
-            self.core.stop()
-        finally:
-            self.bus.stop(1.0)
+        self.bus.stop(1.0)
 
     def _run(self) -> None:
-        while not self._stop.is_set():
-            got = self.capture.read(self.stall_timeout)
-            if got is None:
-                if self._stop.is_set():
-                    break
-                if self.online:
-                    # The frame watchdog: a camera that delivers nothing is offline, not a quiet table.
-                    log.warning("camera %s: no frame for %.1f s; offline", CAMERA_DEVICE, self.stall_timeout)
-                    self.online = False
-                    self.offline_events += 1
-                    self.core.set_online(False)
-                continue
-            if not self.online:
-                self.online = True
-                self.core.set_online(True)
-            frame, taken = got
-            t0 = time.process_time()
-            with self._lock:
-                self.core.on_frame(frame, taken)
-                self.frames += 1
-            self.detect_s.append(time.process_time() - t0)
+        # The same loop as `studtable vision run`: its frame watchdog says offline when the camera stalls.
+        run_capture("sim://cam-1", self.core, stall_s=self.stall_timeout, reconnect_s=0.5,
+                    opener=lambda _source: self.capture, stop=self._stop)
+
+    @property
+    def frames(self) -> int:
+        return self.core.frames
+
+    @property
+    def offline_events(self) -> int:
+        return self.core.offline_events
+
+    @property
+    def detect_s(self) -> deque[float]:
+        return self.core.frame_cpu_s
 
     def view(self) -> dict[int, dict[str, object]]:
         """The tracker's stable view: seat -> up cards in order and down count (seats with cards only)."""
-        with self._lock:
-            last = self.core.last
+        last = self.core.last
         if last is None:
             return {}
         return {n: {"up": list(up), "down": down} for n, (up, down) in last.seats.items() if up or down}
 
     @property
     def fps(self) -> float:
-        with self._lock:
-            return self.core.last.fps if self.core.last else 0.0
+        last = self.core.last
+        return last.fps if last else 0.0
 
 
 # ----------------------------------------------------------------------------- as its own process

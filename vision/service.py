@@ -162,20 +162,22 @@ class FrameReader:
 def run_capture(
     source: str, core: VisionCore, *, max_frames: int | None = None, reconnect_s: float = 2.0,
     stall_s: float = 2.0, clock: Callable[[], float] = time.monotonic,
-    opener: Callable[[str], Any] = open_capture,
+    opener: Callable[[str], Any] = open_capture, stop: threading.Event | None = None,
 ) -> int:
     """Read frames until the file ends, ``max_frames`` are done, or Ctrl-C; returns frames processed.
 
     A live source that delivers no frame for ``stall_s`` seconds is reported ``offline`` (the
     engine prompts the dealer) until frames come again; one whose read fails is reopened.
+    ``stop``, when set, ends the loop (a service shutting down).
     """
+    stop = stop or threading.Event()
     is_file = not source.isdigit() and "://" not in source
     reader = FrameReader(opener(source), live=not is_file)
     core.start()
     online = True
     done = 0
     try:
-        while max_frames is None or done < max_frames:
+        while (max_frames is None or done < max_frames) and not stop.is_set():
             got = reader.read(stall_s)
             if got is None:
                 if online and not is_file:
@@ -192,13 +194,14 @@ def run_capture(
                     core.set_online(False)
                     online = False
                 reader.close()
-                while True:
-                    time.sleep(reconnect_s)
+                while not stop.wait(reconnect_s):
                     try:
                         reader = FrameReader(opener(source), live=True)
                         break
                     except OSError as exc:
                         log.warning("%s", exc)
+                else:
+                    break
                 continue
             if not online:
                 log.warning("video source %s delivers frames again; online", source)
