@@ -667,7 +667,9 @@ class SimulatedTable:
 
     def play_hand(self, k: int) -> None:
         w = self.watch
-        w.wait(lambda: (w.state or {}).get("phase") == "dealing" and not (w.state or {}).get("prompts"),
+        # A prompt may be open as the hand starts (a device's gap reported late): the loop below rules on it.
+        done = set(self.truths)
+        w.wait(lambda: (w.state or {}).get("phase") == "dealing" and (w.state or {}).get("hand_id") not in done,
                self.opts.step_timeout, "the next hand to start")
         state = w.current()
         hand_id = int(state["hand_id"])
