@@ -64,7 +64,7 @@ def main() -> int:
         label(f"{n}: {' '.join(up)} +{down}", px, (255, 255, 255))
     for kind, n, card in obs.irregular:
         det = next(d for d in found if d.card == card)
-        label(f"{kind.replace('_', ' ')}: seat {n}", det.center + [0, -70], (80, 80, 255))
+        label(f"{kind.replace('_', ' ')}: seat {n}", det.center + np.array([0.0, -70.0]), (80, 80, 255))
     args.out.parent.mkdir(parents=True, exist_ok=True)
     cv2.imwrite(str(args.out), cv2.resize(out, (1280, 720), interpolation=cv2.INTER_AREA))
     print(f"{args.out}: {len(found)} cards, irregular {obs.irregular}")
