@@ -61,6 +61,8 @@ def register(sub: Any) -> None:
     p.add_argument("--session", type=int, default=1, help="restart counter for the wire contract (default 1)")
     p.add_argument("--stable-frames", type=int, default=5, help="frames a change must hold before it is reported")
     p.add_argument("--max-frames", type=int, default=None, help="stop after this many frames")
+    p.add_argument("--stall", type=float, default=2.0,
+                   help="seconds without a frame before a live camera is reported offline (default 2)")
     p.add_argument("--broker", default="", help="HOST:PORT of the table's broker (default: print the messages)")
     p.add_argument("--broker-dir", default="", help="directory from `studtable broker config` (the vision login)")
     p.add_argument("--user", default="", help="broker username (instead of --broker-dir)")
@@ -223,7 +225,9 @@ def _run(args: argparse.Namespace) -> int:
     core = VisionCore(Detector(model, calib, reuse=True), Tracker(calib.layout, args.stable_frames), publish,
                       args.table, args.device, args.session)
     try:
-        n = run_capture(args.camera, core, max_frames=args.max_frames)
+        if args.stall <= 0:
+            return _fail(f"--stall must be a positive number of seconds, not {args.stall}")
+        n = run_capture(args.camera, core, max_frames=args.max_frames, stall_s=args.stall)
     except (OSError, ValueError) as exc:
         return _fail(str(exc))
     finally:
