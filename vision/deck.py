@@ -35,10 +35,11 @@ CARD_W = 64  # canonical card width in template pixels
 STRIP_X0, STRIP_Y0 = 1, 1
 STRIP_W, STRIP_H = 16, 36
 BLUR = 1.0
+QUERY_BLUR = 0.4  # the detector's blur of what the camera shows (the templates get BLUR)
 BACK = 52  # label of the back
 THUMB = (12, 18)
 AUGMENT = ((52, 0.5), (70, 0.25), (90, 0.5))  # (camera card width px, sub-pixel phase)
-MODEL_VERSION = 3
+MODEL_VERSION = 4
 
 CODES = [str(c) for c in DECK]
 
@@ -70,6 +71,10 @@ class DeckModel:
     #: (N, card_h, CARD_W, 3) float16: the whole card of each template (same view and resampling) as
     #: blurred channels, for reading the rest of a covered card's visible strip and a top card's face.
     cards: np.ndarray = field(default_factory=lambda: np.zeros((0, 1, CARD_W, 3), np.float16))
+    #: the corner discriminant (:mod:`vision.discriminant`): plain corner vector @ lda_w + lda_b scores
+    #: class 2*label (printed corner) and 2*label + 1 (opposite corner turned round); empty: not used.
+    lda_w: np.ndarray = field(default_factory=lambda: np.zeros((0, 0), np.float32))
+    lda_b: np.ndarray = field(default_factory=lambda: np.zeros(0, np.float32))
 
     @property
     def card_h(self) -> int:
@@ -150,22 +155,26 @@ def _statistics(images: np.ndarray, labels: np.ndarray) -> tuple[np.ndarray, np.
 
 def canonical_card(face: np.ndarray, aspect: float) -> np.ndarray:
     """A flat face image (BGR or BGRA) resampled to the canonical card size, on white."""
+    return cv2.resize(opaque(face), (CARD_W, round(CARD_W * aspect)), interpolation=cv2.INTER_AREA)
+
+
+def opaque(face: np.ndarray) -> np.ndarray:
+    """A face image (grey, BGR or BGRA) as BGR, transparent parts on white paper."""
     if face.ndim == 2:
-        face = cv2.cvtColor(face, cv2.COLOR_GRAY2BGR)
+        return cv2.cvtColor(face, cv2.COLOR_GRAY2BGR)
     if face.shape[2] == 4:
-        alpha = face[:, :, 3:4].astype(np.float32) / 255
-        face = (face[:, :, :3].astype(np.float32) * alpha + 255 * (1 - alpha)).astype(np.uint8)
-    return cv2.resize(face, (CARD_W, round(CARD_W * aspect)), interpolation=cv2.INTER_AREA)
+        alpha = cv2.cvtColor(face[:, :, 3], cv2.COLOR_GRAY2BGR).astype(np.float32) * np.float32(1 / 255)
+        paper = np.full_like(alpha, 255.0)
+        return cv2.convertScaleAbs(cv2.add(cv2.multiply(face[:, :, :3], alpha, dtype=cv2.CV_32F),
+                                           cv2.multiply(paper, 1 - alpha, dtype=cv2.CV_32F)))
+    return face
 
 
 def resampled_card(face: np.ndarray, aspect: float, src_w: int, phase: float) -> np.ndarray:
     """The face as a camera with ``src_w`` pixels across the card would sample it, on the template grid."""
-    flat = canonical_card(face, aspect) if face.shape[1] < src_w else None
-    if face.ndim == 3 and face.shape[2] == 4:
-        alpha = face[:, :, 3:4].astype(np.float32) / 255
-        face = (face[:, :, :3].astype(np.float32) * alpha + 255 * (1 - alpha)).astype(np.uint8)
-    if flat is not None:
-        return flat
+    if face.shape[1] < src_w:
+        return canonical_card(face, aspect)
+    face = opaque(face)
     cam = cv2.resize(face, (src_w, round(src_w * aspect)), interpolation=cv2.INTER_AREA)
     s = CARD_W / src_w
     m = np.array([[s, 0, phase * s], [0, s, phase * s]], np.float32)
@@ -223,6 +232,9 @@ def enroll(faces: Mapping[str, np.ndarray], back: np.ndarray | None = None, name
             )
         if not 1.1 < a < 2.0:
             raise EnrollmentError(f"face {c} is not an upright card picture (height/width {a:.2f})")
+    faces = {c: opaque(faces[c]) for c in CODES}  # once: every step below resamples them many times
+    if back is not None:
+        back = opaque(back)
     labels, imgs = [], []
     items: list[tuple[int, np.ndarray]] = [(i, faces[c]) for i, c in enumerate(CODES)]
     if back is not None:
@@ -264,8 +276,13 @@ def enroll(faces: Mapping[str, np.ndarray], back: np.ndarray | None = None, name
             b = a + 1 + int(diff.argmin())
             raise EnrollmentError(f"faces {CODES[a]} and {CODES[b]} are the same picture; is one file a copy of the other?")
     cards = np.stack(wholes).astype(np.float16)
+    from vision import discriminant  # it builds on this module's corner features
+
+    first = np.flatnonzero((var == 0) & (lab != BACK))  # the two plain views of each face, in label order
+    lda_w, lda_b = discriminant.train([faces[c] for c in CODES], aspect, mean, weight, plain[first])
     return DeckModel(
-        name, aspect, lab, flat.astype(np.float32), images, back is not None, mean, weight, back_thumbs, plain, var, cards
+        name, aspect, lab, flat.astype(np.float32), images, back is not None, mean, weight, back_thumbs, plain, var, cards,
+        lda_w, lda_b,
     )
 
 
@@ -314,7 +331,7 @@ def save(model: DeckModel, path: Path) -> None:
     np.savez_compressed(
         buf, version=MODEL_VERSION, name=model.name, aspect=model.aspect, labels=model.labels,
         templates=model.templates, images=model.images, has_back=model.has_back, mean=model.mean, weight=model.weight,
-        back_thumbs=model.back_thumbs, plain=model.plain, variants=model.variants, cards=model.cards,
+        back_thumbs=model.back_thumbs, plain=model.plain, variants=model.variants, cards=model.cards, lda_w=model.lda_w, lda_b=model.lda_b,
         strip=np.array([CARD_W, STRIP_X0, STRIP_Y0, STRIP_W, STRIP_H]),
     )
     path.write_bytes(buf.getvalue())
@@ -332,5 +349,5 @@ def load(path: Path) -> DeckModel:
         raise EnrollmentError(f"deck file {path} was made by another version of studtable; enroll the deck again")
     return DeckModel(
         str(z["name"]), float(z["aspect"]), z["labels"], z["templates"], z["images"], bool(z["has_back"]), z["mean"], z["weight"],
-        z["back_thumbs"], z["plain"], z["variants"], z["cards"],
+        z["back_thumbs"], z["plain"], z["variants"], z["cards"], z["lda_w"], z["lda_b"],
     )

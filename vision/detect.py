@@ -52,7 +52,19 @@ import cv2
 import numpy as np
 
 from vision.calibration import Calibration
-from vision.deck import BACK, CARD_W, STRIP_H, STRIP_W, STRIP_X0, STRIP_Y0, THUMB, DeckModel, channels, embed
+from vision.deck import (
+    BACK,
+    CARD_W,
+    QUERY_BLUR,
+    STRIP_H,
+    STRIP_W,
+    STRIP_X0,
+    STRIP_Y0,
+    THUMB,
+    DeckModel,
+    channels,
+    embed,
+)
 
 MIN_GAP, MAX_GAP = 0.22, 0.68  # stud row offsets, as fractions of a card width
 SCAN = 2  # coarse scan subsampling (pixels of the template scale)
@@ -62,7 +74,6 @@ COVERED_LOW, STRIP_RESCUE = 0.8, 0.9  # ... or this well, and the rest of its vi
 BACK_MIN = 0.5  # whole-card likeness to the enrolled back that makes a blob face-down cards
 PLAN_TAU = 0.5  # coarse score a guessed card edge must beat to be worth a card
 CANDIDATES = 16  # best coarse templates whose cards are re-matched at full resolution
-QUERY_BLUR = 0.4
 SHORTLIST = 4  # candidates given the full match (all views and camera-like variants)
 PLAIN_MIN = 0.6  # plain correlation below this costs score one for one (blank paper is not a card)
 PAD_X, PAD_Y = 2, 3  # slack of the fine match, template pixels
@@ -79,6 +90,7 @@ STRIP_BLUR = 0.5  # on the pooled query
 STRIP_VARIANTS = (0, 2)  # which resamplings of each card are strip templates
 STRIP_LABELS = 3  # the best index readings given the strip look
 STRIP_MARGIN = 0.01  # index readings this far ahead of the next skip the strip look
+LDA_WEIGHT, LDA_NATS = 0.02, 200.0  # the corner discriminant's say (see Detector._discriminant_stage)
 STRIP_TRIM = 3  # template px of a covered card's visible strip left out next to the card on top (its shadow)
 
 
@@ -468,6 +480,8 @@ class Detector:
     # -- recognition, batched over the whole frame ---------------------------------------------
     def _read_rows(self, rows: list[_Row]) -> list[Detection]:
         self._emb_cache: dict[tuple[int, ...], list] = {}  # type: ignore[type-arg]
+        self._lda: dict[tuple[int, int, int], np.ndarray] = {}  # per read card: the discriminant of each candidate
+        self._strips: dict[tuple[int, int, int], tuple[np.ndarray, np.ndarray]] = {}  # ... and its strip score
         face_rows = [r for r in rows if r.backness < BACK_MIN]
         # Coarse scan of both bands of every face row in one matrix product.
         wins = [self._scan_windows(band[PAD_Y : PAD_Y + STRIP_H]) for r in face_rows for band in r.bands]
@@ -526,9 +540,12 @@ class Detector:
                 i = key % 1000
                 if again[(id(r), way, key)][1] > reads[(id(r), way, i)][1]:
                     reads[(id(r), way, i)] = again[(id(r), way, key)]
+                    if (id(r), way, key) in self._lda:
+                        self._lda[(id(r), way, i)] = self._lda[(id(r), way, key)]
                     r.positions[i] = views[0][1]
         opts: dict[tuple[int, int, int], tuple[np.ndarray, np.ndarray]] = {}
         self._strip_stage(face_rows, reads, opts)
+        self._discriminant_stage(face_rows, reads, opts)
         out: list[Detection] = []
         for r in rows:
             if r.backness >= BACK_MIN:
@@ -716,7 +733,38 @@ class Detector:
             comb = total[idx] + STRIP_LAMBDA * sc[: len(cand)]
             j = int(np.argmax(comb))
             opts[key] = (cand, comb / (1 + STRIP_LAMBDA))
+            self._strips[key] = (cand, sc[: len(cand)])
             reads[key] = (int(cand[j]), float(total[idx[j]]), all_cand, total, corner, float(sc[j]))
+
+    def _discriminant_stage(self, face_rows: list[_Row], reads: dict,  # type: ignore[type-arg]
+                            opts: dict[tuple[int, int, int], tuple[np.ndarray, np.ndarray]]) -> None:
+        """Last word among each card's shortlist: the deck's corner discriminant (:mod:`vision.discriminant`).
+
+        A candidate the discriminant puts LDA_NATS or more behind the best loses
+        LDA_WEIGHT of score (less, in proportion, when it is closer).
+        """
+        for r in face_rows:
+            for i in range(len(r.positions)):
+                key = (id(r), r.way, i)
+                lda = self._lda.get(key)
+                label, _score, all_cand, total, corner = reads[key][:5]
+                if lda is None or label == BACK or len(all_cand) < 2:
+                    continue
+                cand, base = opts.get(key, (all_cand, total))
+                pos = {int(c): n for n, c in enumerate(all_cand)}
+                idx = np.array([pos[int(c)] for c in cand])
+                d = lda[idx]
+                if np.isnan(d).all():
+                    continue
+                d = np.where(np.isnan(d), np.nanmax(d), d)
+                new = base + LDA_WEIGHT * np.maximum((d - d.max()) / LDA_NATS, -1.0)
+                j = int(np.argmax(new))
+                opts[key] = (cand, new)
+                strip = 0.0
+                if key in self._strips:
+                    sc_cand, sc = self._strips[key]
+                    strip = float(sc[int(np.flatnonzero(sc_cand == cand[j])[0])]) if (sc_cand == cand[j]).any() else 0.0
+                reads[key] = (int(cand[j]), float(total[idx[j]]), all_cand, total, corner, strip)
 
     def _down_cards(self, r: _Row) -> list[Detection]:
         """Face-down cards side by side (a blob when their gaps close up in the picture)."""
@@ -807,13 +855,16 @@ class Detector:
             return {}
         specs = [[(bw, p, range(-PAD_X, PAD_X + 1), range(-DY, DY + 1)) for bw, p in v] for _r, _w, _i, v, _c in jobs]
         res = self._score_jobs(jobs, specs, plain_views)
+        for (r, way, i, _v, _c), (*_x, lda) in zip(jobs, res, strict=True):
+            if lda is not None:
+                self._lda[(id(r), way, i)] = lda
         return {(id(r), way, i): (lab, sc, cand, total, corner)
-                for (r, way, i, _v, _c), (lab, sc, _b, cand, total, corner) in zip(jobs, res, strict=True)}
+                for (r, way, i, _v, _c), (lab, sc, _b, cand, total, corner, _lda) in zip(jobs, res, strict=True)}
 
     def _score_jobs(
         self, jobs: list[tuple[_Row, int, int, list[tuple[int, int]], np.ndarray]],
         specs: list[list[tuple[int, int, range, range]]], plain_views: bool = False,
-    ) -> list[tuple[int, float, list[int], np.ndarray, np.ndarray, list[tuple[int, int]]]]:
+    ) -> list[tuple[int, float, list[int], np.ndarray, np.ndarray, list[tuple[int, int]], np.ndarray | None]]:
         """Fine match of every job at once (batched over jobs; a job has one or two views).
 
         ``plain_views``: only the two plain views of each candidate, not the camera-like
@@ -879,7 +930,24 @@ class Detector:
         plain_best = np.einsum("vsd,vsd->vs", plain[vi, wb], self.deck.plain[tb])
         best[vi, wb, np.arange(ns)[None, :]] += np.minimum(0.0, plain_best - PLAIN_MIN)
         per_view = best.max(axis=1)  # (V, S)
-        total = np.add.reduceat(per_view, np.cumsum(np.r_[0, nv[:-1]]), axis=0) / nv[:, None]
+        starts = np.cumsum(np.r_[0, nv[:-1]])
+        lda = None
+        if not plain_views and self.deck.lda_w.size:
+            # The corner discriminant of each candidate, on the window that candidate matched best;
+            # either way round (class 2l: printed corner, 2l + 1: the other turned round).
+            # Aligned as enrollment aligned its views: each candidate's window is the one whose plain
+            # correlation with that candidate's plain views is best.
+            lab_v = cand[vj]  # (V, S)
+            pv = self.deck.plain[self.primary[lab_v]]  # (V, S, 2, D)
+            corr = np.einsum("vwd,vsgd->vswg", plain, pv).max(axis=3)  # (V, S, W)
+            wa = corr.argmax(axis=2)  # (V, S)
+            sv = plain[vi, wa] @ self.deck.lda_w + self.deck.lda_b  # (V, S, 2 * faces)
+            face = lab_v < self.deck.lda_b.shape[0] // 2
+            cls = 2 * np.where(face, lab_v, 0)
+            d = np.maximum(np.take_along_axis(sv, cls[..., None], axis=2), np.take_along_axis(sv, cls[..., None] + 1, axis=2))[..., 0]
+            d = np.where(face, d, np.nan)
+            lda = np.add.reduceat(d, starts, axis=0) / nv[:, None]  # (J, S)
+        total = np.add.reduceat(per_view, starts, axis=0) / nv[:, None]
         total = np.where(valid, total, -np.inf).astype(np.float32)
         ks = total.argmax(axis=1)
         wk = best[np.arange(len(vj)), :, ks[vj]].argmax(axis=1)  # (V,): best window of the winner, per view
@@ -893,7 +961,8 @@ class Detector:
                 best_x.append(xs.start + w % len(xs))
                 corner.append((ox + w % len(xs), oy + w // len(xs)))
             c = cand[j][valid[j]]
-            out.append((int(cand[j, k]), float(total[j, k]), best_x, c, total[j][valid[j]], corner))
+            out.append((int(cand[j, k]), float(total[j, k]), best_x, c, total[j][valid[j]], corner,
+                        None if lda is None else lda[j][valid[j]]))
         return out
 
 

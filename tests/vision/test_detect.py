@@ -153,6 +153,7 @@ def test_strip_look_reads_what_the_corner_cannot(faces_dir) -> None:
     faces, back = read_face_dir(directory)
     model = enroll(faces, back)
     fs = FaceSet.load(directory)
+    object.__setattr__(model, "lda_w", model.lda_w[:0])  # the strip look on its own, without the discriminant
     with_strip, without = Score(), Score()
     for seed in (10002, 10006, 10009):
         scene = render_scene(fs, seed)
@@ -166,3 +167,30 @@ def test_strip_look_reads_what_the_corner_cannot(faces_dir) -> None:
             object.__setattr__(model, "cards", cards)
     assert D.STRIP_LAMBDA > 0
     assert with_strip.up_correct > without.up_correct, (with_strip.errors, without.errors)
+
+
+def test_discriminant_tells_suits_the_correlation_confuses(faces_dir) -> None:
+    """bellot's deuces: the club and spade index signs differ by a few pixels.
+
+    Correlation with the templates reads two covered deuces as the other black suit; the
+    deck's corner discriminant (learned at enrollment from simulated camera views) must
+    read them right, and must not turn any right reading of these tables wrong.
+    """
+    directory = faces_dir("bellot")
+    faces, back = read_face_dir(directory)
+    model = enroll(faces, back, "bellot")
+    assert model.lda_w.shape[1] == 104
+    fs = FaceSet.load(directory)
+    with_lda, without = Score(), Score()
+    lda_w = model.lda_w
+    for seed in (10009, 10011):
+        scene = render_scene(fs, seed)
+        calib = calibrate(scene.image, scene.layout)
+        with_lda.add(score_scene(scene, Detector(model, calib).detect(scene.image)))
+        object.__setattr__(model, "lda_w", lda_w[:0])
+        try:
+            without.add(score_scene(scene, Detector(model, calib).detect(scene.image)))
+        finally:
+            object.__setattr__(model, "lda_w", lda_w)
+    assert with_lda.up_correct >= without.up_correct + 2, (with_lda.errors, without.errors)
+    assert not set(with_lda.errors) - set(without.errors), with_lda.errors
