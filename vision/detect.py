@@ -91,6 +91,9 @@ STRIP_VARIANTS = (0, 2)  # which resamplings of each card are strip templates
 STRIP_LABELS = 3  # the best index readings given the strip look
 STRIP_MARGIN = 0.01  # index readings this far ahead of the next skip the strip look
 LDA_WEIGHT, LDA_NATS = 0.02, 200.0  # the corner discriminant's say (see Detector._discriminant_stage)
+# A planned covered card is a ghost when the card below it, read through it, matches its own face this well
+# and the planned card's corner matched less well than EXPLAIN_SCORE (real cards there match 0.9 and up).
+EXPLAIN_MIN, EXPLAIN_SCORE = 0.85, 0.9
 STRIP_TRIM = 3  # template px of a covered card's visible strip left out next to the card on top (its shadow)
 
 
@@ -546,6 +549,7 @@ class Detector:
         opts: dict[tuple[int, int, int], tuple[np.ndarray, np.ndarray]] = {}
         self._strip_stage(face_rows, reads, opts)
         self._discriminant_stage(face_rows, reads, opts)
+        self._explain_away(face_rows, reads)
         out: list[Detection] = []
         for r in rows:
             if r.backness >= BACK_MIN:
@@ -576,7 +580,7 @@ class Detector:
                 # (A rescued card must not read as its neighbour: a guessed gap inside a card shows that card.)
                 near = {reads[(id(r), r.way, k)][0] for k in (i - 1, i + 1) if 0 <= k < len(positions)}
                 rescued = score >= COVERED_LOW and strip >= STRIP_RESCUE and label not in near
-                gated = covered and i > 0 and score < COVERED_MIN and not rescued
+                gated = (covered and i > 0 and score < COVERED_MIN and not rescued) or i in r.ghosts
                 if gated:
                     continue
                 tc = self._card_corners(r, p / self.scale, r.way)
@@ -644,14 +648,9 @@ class Detector:
         """
         if not len(self.deck.cards):
             return
-        k = STRIP_POOL
-        hp, wp = self.strip_hw
-        dx, dy = STRIP_DX, STRIP_DY
-        keys, regions, vis, tid_rows, cands = [], [], [], [], []
-        per_label = max(len(g) for g in self.strip_by_label.values())
+        looks, keys, cands = [], [], []
         for r in face_rows:
             n = len(r.positions)
-            todo = []
             for i, p in enumerate(r.positions):
                 key = (id(r), r.way, i)
                 label, _score, cand, total, corner = reads[key][:5]
@@ -661,9 +660,35 @@ class Detector:
                 gated = 0 < i < n - 1 and total[order[0]] < COVERED_MIN
                 if total[order[0]] - total[order[1]] > STRIP_MARGIN and not gated:
                     continue
-                todo.append((key, i, p, cand[order], corner))
-            if not todo:
-                continue
+                v = CARD_W if i == n - 1 else r.positions[i + 1] - p
+                looks.append((r, corner[0], v, cand[order]))
+                keys.append(key)
+                cands.append(cand[order])
+        if not keys:
+            return
+        strip = self._strip_scores(looks)
+        for key, cand, sc in zip(keys, cands, strip, strict=True):
+            _label, _score, all_cand, total, corner = reads[key][:5]
+            idx = np.searchsorted(all_cand, cand, sorter=np.argsort(all_cand))
+            idx = np.argsort(all_cand)[idx]
+            comb = total[idx] + STRIP_LAMBDA * sc[: len(cand)]
+            j = int(np.argmax(comb))
+            opts[key] = (cand, comb / (1 + STRIP_LAMBDA))
+            self._strips[key] = (cand, sc[: len(cand)])
+            reads[key] = (int(cand[j]), float(total[idx[j]]), all_cand, total, corner, float(sc[j]))
+
+    def _strip_scores(self, looks: list[tuple[_Row, tuple[int, int], int, np.ndarray]]) -> np.ndarray:
+        """Strip scores of candidate labels: (len(looks), STRIP_LABELS), best first as given.
+
+        A look is (row, the card's corner in the row's crop (template px, as the fine match
+        found it), visible width (template px), up to STRIP_LABELS labels).
+        """
+        k = STRIP_POOL
+        hp, wp = self.strip_hw
+        dx, dy = STRIP_DX, STRIP_DY
+        regions, vis, tid_rows = [], [], []
+        per_label = max(len(g) for g in self.strip_by_label.values())
+        for r, corner, v, cand in looks:
             if r.full is None and r.crop is not None:  # the row as the chosen way reads it, pooled, as channels
                 c = r.crop if r.way == 0 else cv2.rotate(r.crop, cv2.ROTATE_180)
                 if k > 1:
@@ -672,27 +697,22 @@ class Detector:
                 pad = wp + dx + 1
                 r.full = cv2.copyMakeBorder(f, dy + 1, dy + 1, pad, pad, cv2.BORDER_REPLICATE)
             full = r.full
+            assert full is not None
             ox, oy = wp + dx + 1, dy + 1  # the padding
-            for key, i, p, cand, corner in todo:
-                v = CARD_W if i == n - 1 else r.positions[i + 1] - p
-                vis.append(min(wp, max(STRIP_W // k, (v - STRIP_TRIM) // k)))
-                cx = ox + round(corner[0][0] / k) - dx
-                cy = oy + round((MARGIN + corner[0][1]) / k) - dy
-                regions.append(full[cy : cy + hp + 2 * dy, cx : cx + wp + 2 * dx])
-                ids = np.concatenate([self.strip_by_label[int(lab)] for lab in cand])
-                rows_ = np.full(STRIP_LABELS * per_label, ids[-1])
-                rows_[: len(ids)] = ids
-                tid_rows.append(rows_)
-                keys.append(key)
-                cands.append(cand)
-        if not keys:
-            return
+            vis.append(min(wp, max(STRIP_W // k, (v - STRIP_TRIM) // k)))
+            cx = ox + round(corner[0] / k) - dx
+            cy = oy + round((MARGIN + corner[1]) / k) - dy
+            regions.append(full[cy : cy + hp + 2 * dy, cx : cx + wp + 2 * dx])
+            ids = np.concatenate([self.strip_by_label[int(lab)] for lab in cand])
+            rows_ = np.full(STRIP_LABELS * per_label, ids[-1])
+            rows_[: len(ids)] = ids
+            tid_rows.append(rows_)
         reg = np.stack(regions)  # (C, hp + 2dy, wp + 2dx, 3)
         v = np.array(vis)
         tids = np.stack(tid_rows)  # (C, T)
         mask = np.repeat(np.arange(wp)[None, :] < v[:, None], 3, axis=1).astype(np.float32)[:, None, None, :]  # (C, 1, 1, wp*3)
         strip = np.zeros(tids.shape, np.float32)
-        cidx = np.arange(len(keys))[:, None, None]
+        cidx = np.arange(len(looks))[:, None, None]
         wy = np.arange(2 * dy + 1)[None, :, None]
         wx = np.arange(2 * dx + 1)[None, None, :]
         vx = v[:, None, None]
@@ -725,16 +745,36 @@ class Detector:
             vart = np.maximum(tt - (t_c * t_c).sum(axis=2) / cnt[:, :, 0], 1e-6)
             strip += (num / np.sqrt(varq[:, :, None] * vart[:, None, :])).max(axis=1)
         strip /= STRIP_BANDS
-        strip = strip.reshape(len(keys), STRIP_LABELS, per_label).max(axis=2)
-        for key, cand, sc in zip(keys, cands, strip, strict=True):
-            _label, _score, all_cand, total, corner = reads[key][:5]
-            idx = np.searchsorted(all_cand, cand, sorter=np.argsort(all_cand))
-            idx = np.argsort(all_cand)[idx]
-            comb = total[idx] + STRIP_LAMBDA * sc[: len(cand)]
-            j = int(np.argmax(comb))
-            opts[key] = (cand, comb / (1 + STRIP_LAMBDA))
-            self._strips[key] = (cand, sc[: len(cand)])
-            reads[key] = (int(cand[j]), float(total[idx[j]]), all_cand, total, corner, float(sc[j]))
+        return strip.reshape(len(looks), STRIP_LABELS, per_label).max(axis=2)
+
+    def _explain_away(self, face_rows: list[_Row], reads: dict) -> None:  # type: ignore[type-arg]
+        """A covered card the card below it explains is not a card.
+
+        A wide visible strip shows the covered card's own big pips, and a pip near the top
+        can pass for an index corner: the plan then puts a card there that is not.  If the
+        card to its left, read over the width up to the next card, matches its own face
+        there (its pips continue through the supposed card), the supposed card is dropped.
+        """
+        if not len(self.deck.cards):
+            return
+        looks, who = [], []
+        for r in face_rows:
+            n = len(r.positions)
+            for k in range(1, n - 1):
+                if reads[(id(r), r.way, k)][1] >= EXPLAIN_SCORE:
+                    continue
+                below = reads[(id(r), r.way, k - 1)]
+                if below[0] == BACK:
+                    continue
+                width = r.positions[k + 1] - r.positions[k - 1]
+                looks.append((r, below[4][0], width, np.array([below[0]])))
+                who.append((r, k))
+        if not looks:
+            return
+        ext = self._strip_scores(looks)[:, 0]
+        for (r, k), e in zip(who, ext, strict=True):
+            if e >= EXPLAIN_MIN and reads[(id(r), r.way, k)][1] < EXPLAIN_SCORE:
+                r.ghosts.add(k)
 
     def _discriminant_stage(self, face_rows: list[_Row], reads: dict,  # type: ignore[type-arg]
                             opts: dict[tuple[int, int, int], tuple[np.ndarray, np.ndarray]]) -> None:
@@ -1028,3 +1068,4 @@ class _Row:
     thumbs: list[np.ndarray] = field(default_factory=list)  # its ends at the back-thumbnail size
     crop: np.ndarray | None = None  # the row at the template scale (BGR), card height plus MARGIN above and below
     full: np.ndarray | None = None  # the crop as the chosen way reads it, pooled, as blurred channels
+    ghosts: set[int] = field(default_factory=set)  # planned cards the card below explains (not cards)
