@@ -77,6 +77,7 @@ CANDIDATES = 16  # best coarse templates whose cards are re-matched at full reso
 SHORTLIST = 4  # candidates given the full match (all views and camera-like variants)
 PLAIN_MIN = 0.6  # plain correlation below this costs score one for one (blank paper is not a card)
 PAD_X, PAD_Y = 2, 3  # slack of the fine match, template pixels
+HULL_FILL, HULL_SOLIDITY = 0.9, 0.6  # a bitten row blob: its hull fills its rectangle, the bites are under 40 %
 SPLIT_RADII = (2, 4)  # half-size px: a gentle cut at narrow necks first, then a harder one
 DY = 1  # rows of slack either side of the measured top edge
 MARGIN = 6  # crop rows above and below the card, template pixels
@@ -352,7 +353,14 @@ class Detector:
                 for along, across, ua, uc in ((rw, rh, e1, e2), (rh, rw, e2, e1))
                 if abs(across - self.h_mm) <= 0.16 * self.h_mm and 0.2 * self.w_mm <= along <= 4.9 * self.w_mm
             ]
-            if area / max(rw * rh, 1e-6) < 0.7 or not options:
+            fill = area / max(rw * rh, 1e-6)
+            if fill < 0.7 and options:
+                # Card art of the felt's colour (a green court card on green felt) bites into the blob;
+                # its outline still is the row's: the convex hull fills the rectangle, the bites are inside.
+                hull_area = cv2.contourArea(cv2.convexHull(tab))
+                if hull_area / max(rw * rh, 1e-6) >= HULL_FILL and area / max(hull_area, 1e-6) >= HULL_SOLIDITY:
+                    fill = 1.0
+            if fill < 0.7 or not options:
                 # Not one row of parallel cards.  Touching rows (or a chip against a row) come apart
                 # at their narrow neck; what does not is a hand, an arm, a heap: an occluder.
                 if depth < 2 and area > 1.2 * card_area:

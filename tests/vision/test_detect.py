@@ -217,3 +217,18 @@ def test_a_pip_in_a_wide_strip_is_not_a_card(faces_dir, monkeypatch) -> None:
     assert unchecked.false_cards >= 2, unchecked.errors  # what the check is for
     assert checked.false_cards == 0, checked.errors
     assert checked.up_correct >= unchecked.up_correct + 2, (checked.errors, unchecked.errors)
+
+
+def test_a_row_bitten_by_felt_coloured_art_is_still_a_row(faces_dir) -> None:
+    """swiss-xvii's king of spades wears green; on green felt his picture is background and bites
+    into the row's blob (it fills only two thirds of its rectangle).  The row is still read."""
+    directory = faces_dir("swiss-xvii")
+    faces, back = read_face_dir(directory)
+    model = enroll(faces, back, "swiss-xvii")
+    scene = render_scene(FaceSet.load(directory), 20000)
+    row = [c for c in scene.cards if c.seat == 6 and c.role == "up"]
+    assert [c.code for c in row] == ["3d", "5h", "Ks"]
+    dets = Detector(model, calibrate(scene.image, scene.layout)).detect(scene.image)
+    for card in row:
+        near = min(dets, key=lambda d: float(np.linalg.norm(d.center - card.center)))
+        assert np.linalg.norm(near.center - card.center) < 20 and near.card == card.code, (card.code, near)
