@@ -91,7 +91,8 @@ STRIP_BLUR = 0.5  # on the pooled query
 STRIP_VARIANTS = (0, 2)  # which resamplings of each card are strip templates
 STRIP_LABELS = 3  # the best index readings given the strip look
 STRIP_MARGIN = 0.01  # index readings this far ahead of the next skip the strip look
-LDA_WEIGHT, LDA_NATS = 0.02, 200.0  # the corner discriminant's say (see Detector._discriminant_stage)
+LDA_WEIGHT, LDA_NATS = 0.02, 200.0
+LDA_SLACK = 2  # template px either way around the read corner where the discriminant aligns each candidate  # the corner discriminant's say (see Detector._discriminant_stage)
 # A planned covered card is a ghost when the card below it, read through it, matches its own face this well
 # and the planned card's corner matched less well than EXPLAIN_SCORE (real cards there match 0.9 and up).
 EXPLAIN_MIN, EXPLAIN_SCORE = 0.85, 0.9
@@ -491,7 +492,6 @@ class Detector:
     # -- recognition, batched over the whole frame ---------------------------------------------
     def _read_rows(self, rows: list[_Row]) -> list[Detection]:
         self._emb_cache: dict[tuple[int, ...], list] = {}  # type: ignore[type-arg]
-        self._lda: dict[tuple[int, int, int], np.ndarray] = {}  # per read card: the discriminant of each candidate
         self._strips: dict[tuple[int, int, int], tuple[np.ndarray, np.ndarray]] = {}  # ... and its strip score
         face_rows = [r for r in rows if r.backness < BACK_MIN]
         # Coarse scan of both bands of every face row in one matrix product.
@@ -551,8 +551,6 @@ class Detector:
                 i = key % 1000
                 if again[(id(r), way, key)][1] > reads[(id(r), way, i)][1]:
                     reads[(id(r), way, i)] = again[(id(r), way, key)]
-                    if (id(r), way, key) in self._lda:
-                        self._lda[(id(r), way, i)] = self._lda[(id(r), way, key)]
                     r.positions[i] = views[0][1]
         opts: dict[tuple[int, int, int], tuple[np.ndarray, np.ndarray]] = {}
         self._strip_stage(face_rows, reads, opts)
@@ -791,10 +789,56 @@ class Detector:
         A candidate the discriminant puts LDA_NATS or more behind the best loses
         LDA_WEIGHT of score (less, in proportion, when it is closer).
         """
+        if not self.deck.lda_w.size:
+            return
+        # Each read corner (both corners of a top card) and its neighbourhood: +-LDA_SLACK px both ways
+        # around where the fine match put it; each candidate takes the window its own plain views like
+        # best, as enrollment aligned its simulated views.
+        keys, regions, owners = [], [], []
+        sl = LDA_SLACK
+        for r in face_rows:
+            n = len(r.positions)
+            for i in range(n):
+                key = (id(r), r.way, i)
+                label, _score, all_cand, _total, corner = reads[key][:5]
+                if label == BACK or len(all_cand) < 2:
+                    continue
+                ways = [r.way, 1 - r.way][: len(corner)]
+                for bw, (cx, cy) in zip(ways, corner, strict=True):
+                    band = r.bands[bw]
+                    y0 = min(max(cy + PAD_Y - sl, 0), band.shape[0] - STRIP_H - 2 * sl)
+                    x0 = min(max(cx + STRIP_X0 - sl, 0), band.shape[1] - STRIP_W - 2 * sl)
+                    if y0 < 0 or x0 < 0:
+                        continue
+                    regions.append(band[y0 : y0 + STRIP_H + 2 * sl, x0 : x0 + STRIP_W + 2 * sl])
+                    owners.append(len(keys))
+                keys.append(key)
+        if not regions:
+            return
+        wins = np.lib.stride_tricks.sliding_window_view(np.stack(regions), (STRIP_H, STRIP_W, 3), axis=(1, 2, 3))
+        plain, _ = self.deck.embed2(wins.reshape(len(regions), -1, STRIP_H, STRIP_W, 3))  # (R, W, D)
+        own = np.array(owners)
+        lda_of: dict[tuple[int, int, int], np.ndarray] = {}
+        for k, key in enumerate(keys):
+            sel = np.flatnonzero(own == k)
+            if not len(sel):
+                continue
+            all_cand = reads[key][2]
+            face = all_cand < self.deck.lda_b.shape[0] // 2
+            labs = np.where(face, all_cand, 0)
+            pv = self.deck.plain[self.primary[labs]]  # (S, 2, D)
+            d = np.zeros(len(all_cand))
+            for ri in sel:
+                corr = np.einsum("wd,sgd->sgw", plain[ri], pv)  # (S, 2, W)
+                x = plain[ri][corr.argmax(axis=2)]  # (S, 2, D): the window of each candidate's each view
+                sv = np.einsum("sgd,dsg->sg", x, self.deck.lda_w.reshape(-1, self.deck.lda_w.shape[1] // 2, 2)[:, labs])
+                sv = sv + self.deck.lda_b.reshape(-1, 2)[labs]
+                d += sv.max(axis=1)
+            lda_of[key] = np.where(face, d / len(sel), np.nan)
         for r in face_rows:
             for i in range(len(r.positions)):
                 key = (id(r), r.way, i)
-                lda = self._lda.get(key)
+                lda = lda_of.get(key)
                 label, _score, all_cand, total, corner = reads[key][:5]
                 if lda is None or label == BACK or len(all_cand) < 2:
                     continue
@@ -903,16 +947,13 @@ class Detector:
             return {}
         specs = [[(bw, p, range(-PAD_X, PAD_X + 1), range(-DY, DY + 1)) for bw, p in v] for _r, _w, _i, v, _c in jobs]
         res = self._score_jobs(jobs, specs, plain_views)
-        for (r, way, i, _v, _c), (*_x, lda) in zip(jobs, res, strict=True):
-            if lda is not None:
-                self._lda[(id(r), way, i)] = lda
         return {(id(r), way, i): (lab, sc, cand, total, corner)
-                for (r, way, i, _v, _c), (lab, sc, _b, cand, total, corner, _lda) in zip(jobs, res, strict=True)}
+                for (r, way, i, _v, _c), (lab, sc, _b, cand, total, corner) in zip(jobs, res, strict=True)}
 
     def _score_jobs(
         self, jobs: list[tuple[_Row, int, int, list[tuple[int, int]], np.ndarray]],
         specs: list[list[tuple[int, int, range, range]]], plain_views: bool = False,
-    ) -> list[tuple[int, float, list[int], np.ndarray, np.ndarray, list[tuple[int, int]], np.ndarray | None]]:
+    ) -> list[tuple[int, float, list[int], np.ndarray, np.ndarray, list[tuple[int, int]]]]:
         """Fine match of every job at once (batched over jobs; a job has one or two views).
 
         ``plain_views``: only the two plain views of each candidate, not the camera-like
@@ -979,22 +1020,6 @@ class Detector:
         best[vi, wb, np.arange(ns)[None, :]] += np.minimum(0.0, plain_best - PLAIN_MIN)
         per_view = best.max(axis=1)  # (V, S)
         starts = np.cumsum(np.r_[0, nv[:-1]])
-        lda = None
-        if not plain_views and self.deck.lda_w.size:
-            # The corner discriminant of each candidate, on the window that candidate matched best;
-            # either way round (class 2l: printed corner, 2l + 1: the other turned round).
-            # Aligned as enrollment aligned its views: each candidate's window is the one whose plain
-            # correlation with that candidate's plain views is best.
-            lab_v = cand[vj]  # (V, S)
-            pv = self.deck.plain[self.primary[lab_v]]  # (V, S, 2, D)
-            corr = np.einsum("vwd,vsgd->vswg", plain, pv).max(axis=3)  # (V, S, W)
-            wa = corr.argmax(axis=2)  # (V, S)
-            sv = plain[vi, wa] @ self.deck.lda_w + self.deck.lda_b  # (V, S, 2 * faces)
-            face = lab_v < self.deck.lda_b.shape[0] // 2
-            cls = 2 * np.where(face, lab_v, 0)
-            d = np.maximum(np.take_along_axis(sv, cls[..., None], axis=2), np.take_along_axis(sv, cls[..., None] + 1, axis=2))[..., 0]
-            d = np.where(face, d, np.nan)
-            lda = np.add.reduceat(d, starts, axis=0) / nv[:, None]  # (J, S)
         total = np.add.reduceat(per_view, starts, axis=0) / nv[:, None]
         total = np.where(valid, total, -np.inf).astype(np.float32)
         ks = total.argmax(axis=1)
@@ -1009,8 +1034,7 @@ class Detector:
                 best_x.append(xs.start + w % len(xs))
                 corner.append((ox + w % len(xs), oy + w // len(xs)))
             c = cand[j][valid[j]]
-            out.append((int(cand[j, k]), float(total[j, k]), best_x, c, total[j][valid[j]], corner,
-                        None if lda is None else lda[j][valid[j]]))
+            out.append((int(cand[j, k]), float(total[j, k]), best_x, c, total[j][valid[j]], corner))
         return out
 
 
