@@ -110,11 +110,7 @@ def embed2(windows: np.ndarray, mean: np.ndarray, weight: np.ndarray) -> tuple[n
     """
     n = windows.shape[:-3]
     h, w, c = windows.shape[-3:]
-    # Channel-major, one contiguous copy: every reduction below then runs over contiguous memory.
-    x = np.ascontiguousarray(np.moveaxis(windows.reshape(-1, h, w, c), 3, 1), dtype=np.float32)  # (N, c, h, w)
-    x -= x.mean(axis=(2, 3), keepdims=True)
-    x /= np.sqrt(np.einsum("nchw,nchw->n", x, x))[:, None, None, None] + 1e-6
-    pooled = _pool_colour(x)
+    pooled = plain_corners(windows).reshape(-1, (h * w) + 2 * (h // 2) * (w // 2))
     plain = pooled.reshape(*n, -1).copy()
     key = (id(mean), id(weight), h, w)
     if key not in _POOLED:  # the deck's statistics, in the embedded layout (computed once per deck and size)
@@ -128,6 +124,17 @@ def embed2(windows: np.ndarray, mean: np.ndarray, weight: np.ndarray) -> tuple[n
     pooled *= wt
     pooled /= np.sqrt(np.einsum("nd,nd->n", pooled, pooled))[:, None] + 1e-6
     return plain, pooled.reshape(*n, -1)
+
+
+def plain_corners(windows: np.ndarray) -> np.ndarray:
+    """(..., STRIP_H, STRIP_W, 3) channel windows -> (..., D): normalised, colour pooled, not embedded."""
+    n = windows.shape[:-3]
+    h, w, c = windows.shape[-3:]
+    # Channel-major, one contiguous copy: every reduction below then runs over contiguous memory.
+    x = np.ascontiguousarray(np.moveaxis(windows.reshape(-1, h, w, c), 3, 1), dtype=np.float32)  # (N, c, h, w)
+    x -= x.mean(axis=(2, 3), keepdims=True)
+    x /= np.sqrt(np.einsum("nchw,nchw->n", x, x))[:, None, None, None] + 1e-6
+    return _pool_colour(x).reshape(*n, -1)
 
 
 _POOLED: dict[tuple[int, int, int, int], tuple[np.ndarray, np.ndarray, tuple[np.ndarray, np.ndarray]]] = {}

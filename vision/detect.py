@@ -64,6 +64,7 @@ from vision.deck import (
     DeckModel,
     channels,
     embed,
+    plain_corners,
 )
 
 MIN_GAP, MAX_GAP = 0.22, 0.68  # stud row offsets, as fractions of a card width
@@ -89,7 +90,7 @@ STRIP_POOL = 2  # the strip is matched at 1/STRIP_POOL of the template scale (pi
 STRIP_DX, STRIP_DY = 1, 1  # slack of each band's alignment, pooled px
 STRIP_BLUR = 0.5  # on the pooled query
 STRIP_VARIANTS = (0, 2)  # which resamplings of each card are strip templates
-STRIP_LABELS = 3  # the best index readings given the strip look
+STRIP_LABELS = 4  # the best index readings given the strip look
 STRIP_MARGIN = 0.01  # index readings this far ahead of the next skip the strip look
 LDA_WEIGHT, LDA_NATS = 0.02, 200.0
 LDA_SLACK = 2  # template px either way around the read corner where the discriminant aligns each candidate  # the corner discriminant's say (see Detector._discriminant_stage)
@@ -793,15 +794,19 @@ class Detector:
             return
         # Each read corner (both corners of a top card) and its neighbourhood: +-LDA_SLACK px both ways
         # around where the fine match put it; each candidate takes the window its own plain views like
-        # best, as enrollment aligned its simulated views.
-        keys, regions, owners = [], [], []
+        # best, as enrollment aligned its simulated views.  Only where the discriminant can change the
+        # reading: the best leads the next by less than LDA_WEIGHT.
         sl = LDA_SLACK
+        keys, regions, labels, owners = [], [], [], []
         for r in face_rows:
-            n = len(r.positions)
-            for i in range(n):
+            for i in range(len(r.positions)):
                 key = (id(r), r.way, i)
-                label, _score, all_cand, _total, corner = reads[key][:5]
+                label, _score, all_cand, total, corner = reads[key][:5]
                 if label == BACK or len(all_cand) < 2:
+                    continue
+                base = opts[key][1] if key in opts else total
+                top2 = np.partition(base, len(base) - 2)[-2:]
+                if top2[1] - top2[0] >= LDA_WEIGHT:
                     continue
                 ways = [r.way, 1 - r.way][: len(corner)]
                 for bw, (cx, cy) in zip(ways, corner, strict=True):
@@ -811,52 +816,50 @@ class Detector:
                     if y0 < 0 or x0 < 0:
                         continue
                     regions.append(band[y0 : y0 + STRIP_H + 2 * sl, x0 : x0 + STRIP_W + 2 * sl])
+                    labels.append(all_cand)
                     owners.append(len(keys))
                 keys.append(key)
         if not regions:
             return
+        nf = self.deck.lda_b.shape[0] // 2
+        s_max = max(len(c) for c in labels)
+        lab = np.full((len(labels), s_max), -1, np.int64)
+        for k, c in enumerate(labels):
+            lab[k, : len(c)] = c
+        face = (lab >= 0) & (lab < nf)
+        labs = np.where(face, lab, 0)
         wins = np.lib.stride_tricks.sliding_window_view(np.stack(regions), (STRIP_H, STRIP_W, 3), axis=(1, 2, 3))
-        plain, _ = self.deck.embed2(wins.reshape(len(regions), -1, STRIP_H, STRIP_W, 3))  # (R, W, D)
+        plain = plain_corners(wins.reshape(len(regions), -1, STRIP_H, STRIP_W, 3))  # (R, W, D)
+        pv = self.deck.plain[self.primary[labs]]  # (R, S, 2, D)
+        corr = np.matmul(pv.reshape(len(regions), -1, plain.shape[2]), plain.transpose(0, 2, 1))  # (R, 2S, W)
+        x = np.take_along_axis(plain, corr.argmax(axis=2)[..., None], axis=1)  # (R, 2S, D): each view's own window
+        cls = (2 * labs[..., None] + np.arange(2)).reshape(len(regions), -1)  # (R, 2S)
+        sv = np.einsum("rkd,rkd->rk", x, self.deck.lda_w.T[cls]) + self.deck.lda_b[cls]
+        sv = sv.reshape(len(regions), s_max, 2).max(axis=2)  # (R, S): the better way round
         own = np.array(owners)
-        lda_of: dict[tuple[int, int, int], np.ndarray] = {}
         for k, key in enumerate(keys):
             sel = np.flatnonzero(own == k)
             if not len(sel):
                 continue
             all_cand = reads[key][2]
-            face = all_cand < self.deck.lda_b.shape[0] // 2
-            labs = np.where(face, all_cand, 0)
-            pv = self.deck.plain[self.primary[labs]]  # (S, 2, D)
-            d = np.zeros(len(all_cand))
-            for ri in sel:
-                corr = np.einsum("wd,sgd->sgw", plain[ri], pv)  # (S, 2, W)
-                x = plain[ri][corr.argmax(axis=2)]  # (S, 2, D): the window of each candidate's each view
-                sv = np.einsum("sgd,dsg->sg", x, self.deck.lda_w.reshape(-1, self.deck.lda_w.shape[1] // 2, 2)[:, labs])
-                sv = sv + self.deck.lda_b.reshape(-1, 2)[labs]
-                d += sv.max(axis=1)
-            lda_of[key] = np.where(face, d / len(sel), np.nan)
-        for r in face_rows:
-            for i in range(len(r.positions)):
-                key = (id(r), r.way, i)
-                lda = lda_of.get(key)
-                label, _score, all_cand, total, corner = reads[key][:5]
-                if lda is None or label == BACK or len(all_cand) < 2:
-                    continue
-                cand, base = opts.get(key, (all_cand, total))
-                pos = {int(c): n for n, c in enumerate(all_cand)}
-                idx = np.array([pos[int(c)] for c in cand])
-                d = lda[idx]
-                if np.isnan(d).all():
-                    continue
-                d = np.where(np.isnan(d), np.nanmax(d), d)
-                new = base + LDA_WEIGHT * np.maximum((d - d.max()) / LDA_NATS, -1.0)
-                j = int(np.argmax(new))
-                opts[key] = (cand, new)
-                strip = 0.0
-                if key in self._strips:
-                    sc_cand, sc = self._strips[key]
-                    strip = float(sc[int(np.flatnonzero(sc_cand == cand[j])[0])]) if (sc_cand == cand[j]).any() else 0.0
-                reads[key] = (int(cand[j]), float(total[idx[j]]), all_cand, total, corner, strip)
+            d = sv[sel, : len(all_cand)].mean(axis=0)
+            lda = np.where(face[sel[0], : len(all_cand)], d, np.nan)
+            label, _score, all_cand, total, corner = reads[key][:5]
+            cand, base = opts.get(key, (all_cand, total))
+            pos = {int(c): n for n, c in enumerate(all_cand)}
+            idx = np.array([pos[int(c)] for c in cand])
+            d = lda[idx]
+            if np.isnan(d).all():
+                continue
+            d = np.where(np.isnan(d), np.nanmax(d), d)
+            new = base + LDA_WEIGHT * np.maximum((d - d.max()) / LDA_NATS, -1.0)
+            j = int(np.argmax(new))
+            opts[key] = (cand, new)
+            strip = 0.0
+            if key in self._strips:
+                sc_cand, sc = self._strips[key]
+                strip = float(sc[int(np.flatnonzero(sc_cand == cand[j])[0])]) if (sc_cand == cand[j]).any() else 0.0
+            reads[key] = (int(cand[j]), float(total[idx[j]]), all_cand, total, corner, strip)
 
     def _down_cards(self, r: _Row) -> list[Detection]:
         """Face-down cards side by side (a blob when their gaps close up in the picture)."""
