@@ -75,6 +75,8 @@ class DeckModel:
     #: class 2*label (printed corner) and 2*label + 1 (opposite corner turned round); empty: not used.
     lda_w: np.ndarray = field(default_factory=lambda: np.zeros((0, 0), np.float32))
     lda_b: np.ndarray = field(default_factory=lambda: np.zeros(0, np.float32))
+    lda_p: np.ndarray = field(default_factory=lambda: np.zeros((0, 0), np.float32))  # its precision matrix
+    lda_m2: float = 0.0  # a corner's squared Mahalanobis distance to its own card, 99th percentile
 
     @property
     def card_h(self) -> int:
@@ -286,10 +288,10 @@ def enroll(faces: Mapping[str, np.ndarray], back: np.ndarray | None = None, name
     from vision import discriminant  # it builds on this module's corner features
 
     first = np.flatnonzero((var == 0) & (lab != BACK))  # the two plain views of each face, in label order
-    lda_w, lda_b = discriminant.train([faces[c] for c in CODES], aspect, mean, weight, plain[first])
+    lda_w, lda_b, lda_p, lda_m2 = discriminant.train([faces[c] for c in CODES], aspect, mean, weight, plain[first])
     return DeckModel(
         name, aspect, lab, flat.astype(np.float32), images, back is not None, mean, weight, back_thumbs, plain, var, cards,
-        lda_w, lda_b,
+        lda_w, lda_b, lda_p, lda_m2,
     )
 
 
@@ -339,6 +341,7 @@ def save(model: DeckModel, path: Path) -> None:
         buf, version=MODEL_VERSION, name=model.name, aspect=model.aspect, labels=model.labels,
         templates=model.templates, images=model.images, has_back=model.has_back, mean=model.mean, weight=model.weight,
         back_thumbs=model.back_thumbs, plain=model.plain, variants=model.variants, cards=model.cards, lda_w=model.lda_w, lda_b=model.lda_b,
+        lda_p=model.lda_p, lda_m2=model.lda_m2,
         strip=np.array([CARD_W, STRIP_X0, STRIP_Y0, STRIP_W, STRIP_H]),
     )
     path.write_bytes(buf.getvalue())
@@ -356,5 +359,5 @@ def load(path: Path) -> DeckModel:
         raise EnrollmentError(f"deck file {path} was made by another version of studtable; enroll the deck again")
     return DeckModel(
         str(z["name"]), float(z["aspect"]), z["labels"], z["templates"], z["images"], bool(z["has_back"]), z["mean"], z["weight"],
-        z["back_thumbs"], z["plain"], z["variants"], z["cards"], z["lda_w"], z["lda_b"],
+        z["back_thumbs"], z["plain"], z["variants"], z["cards"], z["lda_w"], z["lda_b"], z["lda_p"], float(z["lda_m2"]),
     )

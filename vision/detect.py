@@ -93,6 +93,7 @@ STRIP_VARIANTS = (0, 2)  # which resamplings of each card are strip templates
 STRIP_LABELS = 4  # the best index readings given the strip look
 STRIP_MARGIN = 0.01  # index readings this far ahead of the next skip the strip look
 LDA_WEIGHT, LDA_NATS = 0.02, 200.0
+INDEX_LOW, INDEX_M2 = 0.75, 2.5  # a covered card matching only this well is believed if its corner is this near (see _index_distance)
 LDA_SLACK = 2  # template px either way around the read corner where the discriminant aligns each candidate  # the corner discriminant's say (see Detector._discriminant_stage)
 # A planned covered card is a ghost when the card below it, read through it, matches its own face this well
 # and the planned card's corner matched less well than EXPLAIN_SCORE (real cards there match 0.9 and up).
@@ -572,6 +573,10 @@ class Detector:
                 chosen[r.blob] = r
         no_back = not self.deck.has_back
         faces: list[tuple[int, tuple[int, int, int]]] = []
+        # Covered cards whose corner matched too weakly to believe: is there an index corner at all?
+        doubtful = [(r, (id(r), r.way, i)) for r in chosen.values() for i in range(1, len(r.positions) - 1)
+                    if INDEX_LOW <= reads[(id(r), r.way, i)][1] < COVERED_MIN and reads[(id(r), r.way, i)][0] != BACK]
+        like_index = dict(zip([k for _r, k in doubtful], self._index_distance(doubtful, reads) <= INDEX_M2, strict=True))
         for r in chosen.values():
             positions = r.positions
             backs = sum(1 for i in range(len(positions)) if reads[(id(r), r.way, i)][0] == BACK)
@@ -587,6 +592,7 @@ class Detector:
                 # (A rescued card must not read as its neighbour: a guessed gap inside a card shows that card.)
                 near = {reads[(id(r), r.way, k)][0] for k in (i - 1, i + 1) if 0 <= k < len(positions)}
                 rescued = score >= COVERED_LOW and strip >= STRIP_RESCUE and label not in near
+                rescued = rescued or like_index.get((id(r), r.way, i), False)
                 gated = (covered and i > 0 and score < COVERED_MIN and not rescued) or i in r.ghosts
                 if gated:
                     continue
@@ -860,6 +866,43 @@ class Detector:
                 sc_cand, sc = self._strips[key]
                 strip = float(sc[int(np.flatnonzero(sc_cand == cand[j])[0])]) if (sc_cand == cand[j]).any() else 0.0
             reads[key] = (int(cand[j]), float(total[idx[j]]), all_cand, total, corner, strip)
+
+    def _index_distance(self, items: list[tuple[_Row, tuple[int, int, int]]], reads: dict) -> np.ndarray:  # type: ignore[type-arg]
+        """How far each read corner lies from its reading's corners, as the discriminant measures.
+
+        Squared Mahalanobis distance (best view, each aligned on its own window), in units
+        of the deck's own 99th percentile: about 1 or less for an index corner, 3 and more
+        for a window of pips or paper the plan took for one.  inf where it cannot be measured.
+        """
+        out = np.full(len(items), np.inf)
+        if not items or not self.deck.lda_p.size or self.deck.lda_m2 <= 0:
+            return out
+        sl = LDA_SLACK
+        regions, where, labs = [], [], []
+        for n, (r, key) in enumerate(items):
+            label, _score, _cand, _total, corner = reads[key][:5]
+            band = r.bands[r.way]
+            cx, cy = corner[0]
+            y0 = min(max(cy + PAD_Y - sl, 0), band.shape[0] - STRIP_H - 2 * sl)
+            x0 = min(max(cx + STRIP_X0 - sl, 0), band.shape[1] - STRIP_W - 2 * sl)
+            if y0 < 0 or x0 < 0 or label >= self.deck.lda_b.shape[0] // 2:
+                continue
+            regions.append(band[y0 : y0 + STRIP_H + 2 * sl, x0 : x0 + STRIP_W + 2 * sl])
+            where.append(n)
+            labs.append(label)
+        if not regions:
+            return out
+        wins = np.lib.stride_tricks.sliding_window_view(np.stack(regions), (STRIP_H, STRIP_W, 3), axis=(1, 2, 3))
+        plain = plain_corners(wins.reshape(len(regions), -1, STRIP_H, STRIP_W, 3))  # (R, W, D)
+        lab = np.array(labs)
+        pv = self.deck.plain[self.primary[lab]]  # (R, 2, D)
+        best = np.einsum("rgd,rwd->rgw", pv, plain).argmax(axis=2)  # (R, 2)
+        x = np.take_along_axis(plain, best[..., None], axis=1)  # (R, 2, D)
+        cls = 2 * lab[:, None] + np.arange(2)  # (R, 2)
+        score = np.einsum("rgd,rgd->rg", x, self.deck.lda_w.T[cls]) + self.deck.lda_b[cls]
+        quad = np.einsum("rgd,de,rge->rg", x, self.deck.lda_p, x)
+        out[np.array(where)] = (quad - 2 * score).min(axis=1) / self.deck.lda_m2
+        return out
 
     def _down_cards(self, r: _Row) -> list[Detection]:
         """Face-down cards side by side (a blob when their gaps close up in the picture)."""

@@ -95,11 +95,15 @@ def simulated_views(face: np.ndarray, aspect: float, n: int, rng: np.random.Gene
     return out
 
 
-def fit(features: np.ndarray, classes: np.ndarray, n_classes: int, shrink: float = SHRINK) -> tuple[np.ndarray, np.ndarray]:
-    """Fisher's discriminant with a shared covariance: (weights (D, C), offsets (C,)).
+def fit(features: np.ndarray, classes: np.ndarray, n_classes: int,
+        shrink: float = SHRINK) -> tuple[np.ndarray, np.ndarray, np.ndarray, float]:
+    """Fisher's discriminant with a shared covariance: (weights (D, C), offsets (C,), precision (D, D), m2 scale).
 
     A corner x scores ``x @ weights + offsets`` against every class: the log-likelihood
-    of each class's Gaussian up to a term common to all classes.
+    of each class's Gaussian up to a term common to all classes.  Its squared Mahalanobis
+    distance to class c is ``x @ precision @ x - 2 * score_c``; the scale is the 99th
+    percentile of that distance over the training views' own classes (what a corner's
+    distance looks like), so a window can be told to be no index corner at all.
     """
     d = features.shape[1]
     means = np.zeros((n_classes, d))
@@ -108,14 +112,16 @@ def fit(features: np.ndarray, classes: np.ndarray, n_classes: int, shrink: float
     resid = features - means[classes]
     cov = resid.T @ resid / max(1, len(features) - n_classes)
     cov = (1 - shrink) * cov + shrink * np.diag(np.diag(cov)) + 1e-6 * np.trace(cov) / d * np.eye(d)
-    weights = np.linalg.solve(cov, means.T)  # (D, C)
+    precision = np.linalg.inv(cov)
+    weights = precision @ means.T  # (D, C)
     offsets = -0.5 * np.einsum("cd,dc->c", means, weights)
-    return weights.astype(np.float32), offsets.astype(np.float32)
+    own = np.einsum("nd,de,ne->n", resid, precision, resid)
+    return weights.astype(np.float32), offsets.astype(np.float32), precision.astype(np.float32), float(np.percentile(own, 99))
 
 
 def train(faces: Sequence[np.ndarray], aspect: float, mean: np.ndarray, weight: np.ndarray, plain: np.ndarray,
-          seed: int = 0, views: int = VIEWS_PER_CORNER) -> tuple[np.ndarray, np.ndarray]:
-    """The discriminant of a deck's corners: (weights (D, 2F), offsets (2F,)) for F faces.
+          seed: int = 0, views: int = VIEWS_PER_CORNER) -> tuple[np.ndarray, np.ndarray, np.ndarray, float]:
+    """The discriminant of a deck's corners (see :func:`fit`): classes 0..2F-1 for F faces.
 
     Class ``2f`` is face ``f``'s printed corner, ``2f + 1`` its opposite corner turned
     round (how a card lying the other way shows).  Features are the detector's plain

@@ -232,3 +232,22 @@ def test_a_row_bitten_by_felt_coloured_art_is_still_a_row(faces_dir) -> None:
     for card in row:
         near = min(dets, key=lambda d: float(np.linalg.norm(d.center - card.center)))
         assert np.linalg.norm(near.center - card.center) < 20 and near.card == card.code, (card.code, near)
+
+
+def test_a_weak_corner_that_is_an_index_is_believed(faces_dir, monkeypatch) -> None:
+    """swiss-xvii's covered three of clubs matches its corner template at only 0.79 (below the
+    0.86 a covered card needs); the discriminant's distance says it is an index corner (the
+    windows of pips a plan takes for corners lie three times further), so it is read."""
+    import vision.detect as D
+
+    directory = faces_dir("swiss-xvii")
+    faces, back = read_face_dir(directory)
+    model = enroll(faces, back, "swiss-xvii")
+    scene = render_scene(FaceSet.load(directory), 20000)
+    calib = calibrate(scene.image, scene.layout)
+    with_distance = score_scene(scene, Detector(model, calib).detect(scene.image))
+    monkeypatch.setattr(D, "INDEX_M2", 0.0)
+    without = score_scene(scene, Detector(model, calib).detect(scene.image))
+    assert "seed 20000 seat 7 up #1 3c: read nothing" in without.errors
+    assert with_distance.up_correct > without.up_correct, with_distance.errors
+    assert with_distance.false_cards == 0, with_distance.errors

@@ -18,7 +18,7 @@ def test_fit_separates_classes_that_differ_in_few_dimensions() -> None:
     x[:, 0] += rng.normal(0, 3.0, 2 * n)  # loud, uninformative
     y = np.repeat([0, 1], n)
     x[y == 1, 1] += 0.3  # quiet, informative
-    w, b = discriminant.fit(x, y, 2, shrink=0.1)
+    w, b, _p, _m2 = discriminant.fit(x, y, 2, shrink=0.1)
     test = rng.normal(0, 0.05, (2 * n, d))
     test[:, 0] += rng.normal(0, 3.0, 2 * n)
     test[y == 1, 1] += 0.3
@@ -61,3 +61,4 @@ def test_enrollment_is_deterministic_and_saved(faces_dir, tmp_path) -> None:
     save(a, tmp_path / "paris.deck")
     c = load(tmp_path / "paris.deck")
     assert np.array_equal(c.lda_w, a.lda_w) and c.lda_w.shape == (a.plain.shape[1], 104)
+    assert np.array_equal(c.lda_p, a.lda_p) and c.lda_m2 == a.lda_m2 > 0
