@@ -240,6 +240,23 @@ class FeltSegmenter:
         return out if len(out) >= 2 else []
 
     @staticmethod
+    def trim(cnt: np.ndarray, radius: int) -> np.ndarray | None:
+        """The blob without what hangs on it thinner than ``2 * radius``: its biggest piece after an
+        erosion, grown back inside the blob (an opening confined to this blob).  None if nothing is left."""
+        x, y, w, h = cv2.boundingRect(cnt)
+        pad = radius + 2
+        mask = np.zeros((h + 2 * pad, w + 2 * pad), np.uint8)
+        cv2.drawContours(mask, [cnt - np.array([x - pad, y - pad], np.int32)], -1, 255, cv2.FILLED)
+        kernel = cv2.getStructuringElement(cv2.MORPH_ELLIPSE, (2 * radius + 1, 2 * radius + 1))
+        pieces, _ = cv2.findContours(cv2.erode(mask, kernel), cv2.RETR_EXTERNAL, cv2.CHAIN_APPROX_SIMPLE)
+        if not pieces:
+            return None
+        one = np.zeros_like(mask)
+        cv2.drawContours(one, [max(pieces, key=cv2.contourArea)], -1, 255, cv2.FILLED)
+        cs, _ = cv2.findContours(cv2.bitwise_and(cv2.dilate(one, kernel), mask), cv2.RETR_EXTERNAL, cv2.CHAIN_APPROX_SIMPLE)
+        return max(cs, key=cv2.contourArea) + np.array([x - pad, y - pad], np.int32) if cs else None
+
+    @staticmethod
     def split(cnt: np.ndarray, radius: int) -> list[np.ndarray]:
         """Cut a blob at its narrow necks (cards that touch, a chip against a row).
 
@@ -363,10 +380,20 @@ class Detector:
                 hull_area = cv2.contourArea(cv2.convexHull(tab))
                 if hull_area / max(rw * rh, 1e-6) >= HULL_FILL and area / max(hull_area, 1e-6) >= HULL_SOLIDITY:
                     fill = 1.0
+            short, long_ = min(rw, rh), max(rw, rh)
+            if (depth == 0 and options and fill >= 0.7 and short < 1.1 * self.w_mm
+                    and 1.04 * self.h_mm < long_ <= 1.16 * self.h_mm):
+                # One card, a little long: a thin tail (a rail's edge, a chip's rim) may hang on it.
+                # Cut it off at its neck if it comes away; the card alone is what is measured.
+                core = self.segmenter.trim(cnt, SPLIT_RADII[0])
+                if core is not None and 0.8 * cv2.contourArea(cnt) <= cv2.contourArea(core) < 0.995 * cv2.contourArea(cnt):
+                    queue.append((core, depth + 1))
+                    continue
             if fill < 0.7 or not options:
                 # Not one row of parallel cards.  Touching rows (or a chip against a row) come apart
                 # at their narrow neck; what does not is a hand, an arm, a heap: an occluder.
-                if depth < 2 and area > 1.2 * card_area:
+                # (A card with a thin line hanging on it fills its rectangle badly: cut that too.)
+                if depth < 2 and area > 0.6 * card_area:
                     parts: list[np.ndarray] = []
                     for radius in SPLIT_RADII:
                         parts = self.segmenter.split(cnt, radius)
@@ -374,6 +401,10 @@ class Detector:
                             break
                     else:
                         parts = self.segmenter.split_by_colour(cnt)
+                    if not parts and area <= 1.2 * card_area:
+                        core = self.segmenter.trim(cnt, SPLIT_RADII[0])
+                        if core is not None and 0.8 * cv2.contourArea(cnt) <= cv2.contourArea(core) < 0.995 * cv2.contourArea(cnt):
+                            parts = [core]
                     if parts:
                         queue.extend((p, depth + 1) for p in parts)
                         continue

@@ -251,3 +251,26 @@ def test_a_weak_corner_that_is_an_index_is_believed(faces_dir, monkeypatch) -> N
     assert "seed 20000 seat 7 up #1 3c: read nothing" in without.errors
     assert with_distance.up_correct > without.up_correct, with_distance.errors
     assert with_distance.false_cards == 0, with_distance.errors
+
+
+def test_a_line_hanging_on_a_card_is_cut_off(faces_dir, monkeypatch) -> None:
+    """A card pitched onto the rail: the rail's edge shows as a thin line of foreground that hangs
+    on the card's blob, and the blob no longer fits a card.  Trimmed at its neck, the card is found."""
+    from vision.detect import FeltSegmenter
+
+    directory = faces_dir("anglo")
+    faces, back = read_face_dir(directory)
+    model = enroll(faces, back, "anglo")
+    scene = render_scene(FaceSet.load(directory), 30003)
+    pitched = next(c for c in scene.cards if c.role == "off_felt")
+    assert not pitched.face_up
+    calib = calibrate(scene.image, scene.layout)
+
+    def found() -> bool:
+        dets = Detector(model, calib).detect(scene.image)
+        near = min(dets, key=lambda d: float(np.linalg.norm(d.center - pitched.center)))
+        return bool(np.linalg.norm(near.center - pitched.center) < 15 and not near.face_up)
+
+    assert found()
+    monkeypatch.setattr(FeltSegmenter, "trim", staticmethod(lambda cnt, radius: None))
+    assert not found()
