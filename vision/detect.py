@@ -906,7 +906,7 @@ class Detector:
         for a window of pips or paper the plan took for one.  inf where it cannot be measured.
         """
         out = np.full(len(items), np.inf)
-        if not items or not self.deck.lda_p.size or self.deck.lda_m2 <= 0:
+        if not items or not self.deck.lda_w.size or not self.deck.lda_p.size or self.deck.lda_m2 <= 0:
             return out
         sl = LDA_SLACK
         regions, where, labs = [], [], []
