@@ -35,7 +35,13 @@ Theory of operation
 5. **A second look** where the corner leaves two readings within 0.01: the
    few best are compared again over all the card shows (a covered card's
    visible strip with its big pips, the top card's whole face).
-6. **One deck**: no card is read twice in a frame; readings are given out
+6. **The deck's corner discriminant** (learned at enrollment from simulated
+   camera views, :mod:`vision.discriminant`) has the last word where the best
+   readings lie close, and says whether a weakly matching covered corner is an
+   index corner at all.  A supposed covered card that the card below explains
+   (its face read through the supposed card matches) is dropped: a pip in a
+   wide visible strip is not a card.
+7. **One deck**: no card is read twice in a frame; readings are given out
    surest first, and a card whose label is taken gets its next reading if it
    is close, or is left unread.
 
@@ -92,9 +98,9 @@ STRIP_BLUR = 0.5  # on the pooled query
 STRIP_VARIANTS = (0, 2)  # which resamplings of each card are strip templates
 STRIP_LABELS = 4  # the best index readings given the strip look
 STRIP_MARGIN = 0.01  # index readings this far ahead of the next skip the strip look
-LDA_WEIGHT, LDA_NATS = 0.02, 200.0
+LDA_WEIGHT, LDA_NATS = 0.02, 200.0  # the corner discriminant's say (see Detector._discriminant_stage)
 INDEX_LOW, INDEX_M2 = 0.75, 2.5  # a covered card matching only this well is believed if its corner is this near (see _index_distance)
-LDA_SLACK = 2  # template px either way around the read corner where the discriminant aligns each candidate  # the corner discriminant's say (see Detector._discriminant_stage)
+LDA_SLACK = 2  # template px either way around the read corner where the discriminant aligns each candidate
 # A planned covered card is a ghost when the card below it, read through it, matches its own face this well
 # and the planned card's corner matched less well than EXPLAIN_SCORE (real cards there match 0.9 and up).
 EXPLAIN_MIN, EXPLAIN_SCORE = 0.85, 0.9
