@@ -246,21 +246,34 @@ class FeltSegmenter:
         return out if len(out) >= 2 else []
 
     @staticmethod
+    def _eroded(cnt: np.ndarray, radius: int) -> tuple[list[np.ndarray], np.ndarray, np.ndarray, np.ndarray]:
+        """The blob's pieces after an erosion by ``radius``: (pieces, blob mask, kernel, mask offset)."""
+        x, y, w, h = cv2.boundingRect(cnt)
+        pad = radius + 2
+        offset = np.array([x - pad, y - pad], np.int32)
+        mask = np.zeros((h + 2 * pad, w + 2 * pad), np.uint8)
+        cv2.drawContours(mask, [cnt - offset], -1, 255, cv2.FILLED)
+        kernel = cv2.getStructuringElement(cv2.MORPH_ELLIPSE, (2 * radius + 1, 2 * radius + 1))
+        pieces, _ = cv2.findContours(cv2.erode(mask, kernel), cv2.RETR_EXTERNAL, cv2.CHAIN_APPROX_SIMPLE)
+        return list(pieces), mask, kernel, offset
+
+    @staticmethod
+    def _grown(piece: np.ndarray, mask: np.ndarray, kernel: np.ndarray, offset: np.ndarray) -> list[np.ndarray]:
+        """A piece grown back inside its blob, as contours in the frame's (half-size) pixels."""
+        one = np.zeros_like(mask)
+        cv2.drawContours(one, [piece], -1, 255, cv2.FILLED)
+        cs, _ = cv2.findContours(cv2.bitwise_and(cv2.dilate(one, kernel), mask), cv2.RETR_EXTERNAL, cv2.CHAIN_APPROX_SIMPLE)
+        return [c + offset for c in cs]
+
+    @staticmethod
     def trim(cnt: np.ndarray, radius: int) -> np.ndarray | None:
         """The blob without what hangs on it thinner than ``2 * radius``: its biggest piece after an
         erosion, grown back inside the blob (an opening confined to this blob).  None if nothing is left."""
-        x, y, w, h = cv2.boundingRect(cnt)
-        pad = radius + 2
-        mask = np.zeros((h + 2 * pad, w + 2 * pad), np.uint8)
-        cv2.drawContours(mask, [cnt - np.array([x - pad, y - pad], np.int32)], -1, 255, cv2.FILLED)
-        kernel = cv2.getStructuringElement(cv2.MORPH_ELLIPSE, (2 * radius + 1, 2 * radius + 1))
-        pieces, _ = cv2.findContours(cv2.erode(mask, kernel), cv2.RETR_EXTERNAL, cv2.CHAIN_APPROX_SIMPLE)
+        pieces, mask, kernel, offset = FeltSegmenter._eroded(cnt, radius)
         if not pieces:
             return None
-        one = np.zeros_like(mask)
-        cv2.drawContours(one, [max(pieces, key=cv2.contourArea)], -1, 255, cv2.FILLED)
-        cs, _ = cv2.findContours(cv2.bitwise_and(cv2.dilate(one, kernel), mask), cv2.RETR_EXTERNAL, cv2.CHAIN_APPROX_SIMPLE)
-        return max(cs, key=cv2.contourArea) + np.array([x - pad, y - pad], np.int32) if cs else None
+        cs = FeltSegmenter._grown(max(pieces, key=cv2.contourArea), mask, kernel, offset)
+        return max(cs, key=cv2.contourArea) if cs else None
 
     @staticmethod
     def split(cnt: np.ndarray, radius: int) -> list[np.ndarray]:
@@ -269,24 +282,11 @@ class FeltSegmenter:
         Erode by ``radius``, take the pieces, grow each back inside the blob.
         Returns [] when the blob does not come apart.
         """
-        x, y, w, h = cv2.boundingRect(cnt)
-        pad = radius + 2
-        mask = np.zeros((h + 2 * pad, w + 2 * pad), np.uint8)
-        cv2.drawContours(mask, [cnt - np.array([x - pad, y - pad], np.int32)], -1, 255, cv2.FILLED)
-        kernel = cv2.getStructuringElement(cv2.MORPH_ELLIPSE, (2 * radius + 1, 2 * radius + 1))
-        pieces, _ = cv2.findContours(cv2.erode(mask, kernel), cv2.RETR_EXTERNAL, cv2.CHAIN_APPROX_SIMPLE)
+        pieces, mask, kernel, offset = FeltSegmenter._eroded(cnt, radius)
         pieces = [p for p in pieces if cv2.contourArea(p) >= 30]
         if len(pieces) < 2:
             return []
-        out = []
-        for p in pieces:
-            one = np.zeros_like(mask)
-            cv2.drawContours(one, [p], -1, 255, cv2.FILLED)
-            grown = cv2.bitwise_and(cv2.dilate(one, kernel), mask)
-            cs, _ = cv2.findContours(grown, cv2.RETR_EXTERNAL, cv2.CHAIN_APPROX_SIMPLE)
-            offset = np.array([x - pad, y - pad], np.int32)
-            out.extend(c + offset for c in cs if cv2.contourArea(c) >= 60)
-        return out
+        return [c for p in pieces for c in FeltSegmenter._grown(p, mask, kernel, offset) if cv2.contourArea(c) >= 60]
 
 
 class Detector:
