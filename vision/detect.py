@@ -826,20 +826,44 @@ class Detector:
             if e >= EXPLAIN_MIN and reads[(id(r), r.way, k)][1] < EXPLAIN_SCORE:
                 r.ghosts.add(k)
 
+    def _corner_region(self, band: np.ndarray, corner: tuple[int, int]) -> np.ndarray | None:
+        """A read corner and +-LDA_SLACK px around it (where the fine match put it), or None off the band."""
+        sl = LDA_SLACK
+        cx, cy = corner
+        y0 = min(max(cy + PAD_Y - sl, 0), band.shape[0] - STRIP_H - 2 * sl)
+        x0 = min(max(cx + STRIP_X0 - sl, 0), band.shape[1] - STRIP_W - 2 * sl)
+        if y0 < 0 or x0 < 0:
+            return None
+        return band[y0 : y0 + STRIP_H + 2 * sl, x0 : x0 + STRIP_W + 2 * sl]
+
+    def _discriminant(self, regions: list[np.ndarray], labs: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        """Discriminant scores of face labels ``labs`` (R, S) in corner regions: (scores (R, S, 2), windows (R, S, 2, D)).
+
+        Each label's each view (printed corner, opposite corner turned round) is scored on
+        the window of the region its own plain view correlates with best, as enrollment
+        aligned its simulated views.
+        """
+        n, s_max = labs.shape
+        wins = np.lib.stride_tricks.sliding_window_view(np.stack(regions), (STRIP_H, STRIP_W, 3), axis=(1, 2, 3))
+        plain = plain_corners(wins.reshape(n, -1, STRIP_H, STRIP_W, 3))  # (R, W, D)
+        pv = self.deck.plain[self.primary[labs]]  # (R, S, 2, D)
+        corr = np.matmul(pv.reshape(n, -1, plain.shape[2]), plain.transpose(0, 2, 1))  # (R, 2S, W)
+        x = np.take_along_axis(plain, corr.argmax(axis=2)[..., None], axis=1)  # (R, 2S, D)
+        cls = (2 * labs[..., None] + np.arange(2)).reshape(n, -1)  # (R, 2S)
+        score = np.einsum("rkd,rkd->rk", x, self.deck.lda_w.T[cls]) + self.deck.lda_b[cls]
+        return score.reshape(n, s_max, 2), x.reshape(n, s_max, 2, -1)
+
     def _discriminant_stage(self, face_rows: list[_Row], reads: dict,  # type: ignore[type-arg]
                             opts: dict[tuple[int, int, int], tuple[np.ndarray, np.ndarray]]) -> None:
         """Last word among each card's shortlist: the deck's corner discriminant (:mod:`vision.discriminant`).
 
         A candidate the discriminant puts LDA_NATS or more behind the best loses
-        LDA_WEIGHT of score (less, in proportion, when it is closer).
+        LDA_WEIGHT of score (less, in proportion, when it is closer).  Only where it can
+        change the reading: the best leads the next by less than LDA_WEIGHT.  A top card
+        is scored on both its corners.
         """
         if not self.deck.lda_w.size:
             return
-        # Each read corner (both corners of a top card) and its neighbourhood: +-LDA_SLACK px both ways
-        # around where the fine match put it; each candidate takes the window its own plain views like
-        # best, as enrollment aligned its simulated views.  Only where the discriminant can change the
-        # reading: the best leads the next by less than LDA_WEIGHT.
-        sl = LDA_SLACK
         keys, regions, labels, owners = [], [], [], []
         for r in face_rows:
             for i in range(len(r.positions)):
@@ -851,43 +875,28 @@ class Detector:
                 top2 = np.partition(base, len(base) - 2)[-2:]
                 if top2[1] - top2[0] >= LDA_WEIGHT:
                     continue
-                ways = [r.way, 1 - r.way][: len(corner)]
-                for bw, (cx, cy) in zip(ways, corner, strict=True):
-                    band = r.bands[bw]
-                    y0 = min(max(cy + PAD_Y - sl, 0), band.shape[0] - STRIP_H - 2 * sl)
-                    x0 = min(max(cx + STRIP_X0 - sl, 0), band.shape[1] - STRIP_W - 2 * sl)
-                    if y0 < 0 or x0 < 0:
-                        continue
-                    regions.append(band[y0 : y0 + STRIP_H + 2 * sl, x0 : x0 + STRIP_W + 2 * sl])
-                    labels.append(all_cand)
-                    owners.append(len(keys))
+                for bw, c in zip([r.way, 1 - r.way][: len(corner)], corner, strict=True):
+                    region = self._corner_region(r.bands[bw], c)
+                    if region is not None:
+                        regions.append(region)
+                        labels.append(all_cand)
+                        owners.append(len(keys))
                 keys.append(key)
         if not regions:
             return
-        nf = self.deck.lda_b.shape[0] // 2
         s_max = max(len(c) for c in labels)
         lab = np.full((len(labels), s_max), -1, np.int64)
         for k, c in enumerate(labels):
             lab[k, : len(c)] = c
-        face = (lab >= 0) & (lab < nf)
-        labs = np.where(face, lab, 0)
-        wins = np.lib.stride_tricks.sliding_window_view(np.stack(regions), (STRIP_H, STRIP_W, 3), axis=(1, 2, 3))
-        plain = plain_corners(wins.reshape(len(regions), -1, STRIP_H, STRIP_W, 3))  # (R, W, D)
-        pv = self.deck.plain[self.primary[labs]]  # (R, S, 2, D)
-        corr = np.matmul(pv.reshape(len(regions), -1, plain.shape[2]), plain.transpose(0, 2, 1))  # (R, 2S, W)
-        x = np.take_along_axis(plain, corr.argmax(axis=2)[..., None], axis=1)  # (R, 2S, D): each view's own window
-        cls = (2 * labs[..., None] + np.arange(2)).reshape(len(regions), -1)  # (R, 2S)
-        sv = np.einsum("rkd,rkd->rk", x, self.deck.lda_w.T[cls]) + self.deck.lda_b[cls]
-        sv = sv.reshape(len(regions), s_max, 2).max(axis=2)  # (R, S): the better way round
+        face = (lab >= 0) & (lab < self.deck.lda_b.shape[0] // 2)
+        sv = self._discriminant(regions, np.where(face, lab, 0))[0].max(axis=2)  # (R, S): the better way round
         own = np.array(owners)
         for k, key in enumerate(keys):
             sel = np.flatnonzero(own == k)
             if not len(sel):
                 continue
-            all_cand = reads[key][2]
-            d = sv[sel, : len(all_cand)].mean(axis=0)
-            lda = np.where(face[sel[0], : len(all_cand)], d, np.nan)
             label, _score, all_cand, total, corner = reads[key][:5]
+            lda = np.where(face[sel[0], : len(all_cand)], sv[sel, : len(all_cand)].mean(axis=0), np.nan)
             cand, base = opts.get(key, (all_cand, total))
             pos = {int(c): n for n, c in enumerate(all_cand)}
             idx = np.array([pos[int(c)] for c in cand])
@@ -914,29 +923,18 @@ class Detector:
         out = np.full(len(items), np.inf)
         if not items or not self.deck.lda_w.size or not self.deck.lda_p.size or self.deck.lda_m2 <= 0:
             return out
-        sl = LDA_SLACK
         regions, where, labs = [], [], []
         for n, (r, key) in enumerate(items):
-            label, _score, _cand, _total, corner = reads[key][:5]
-            band = r.bands[r.way]
-            cx, cy = corner[0]
-            y0 = min(max(cy + PAD_Y - sl, 0), band.shape[0] - STRIP_H - 2 * sl)
-            x0 = min(max(cx + STRIP_X0 - sl, 0), band.shape[1] - STRIP_W - 2 * sl)
-            if y0 < 0 or x0 < 0 or label >= self.deck.lda_b.shape[0] // 2:
-                continue
-            regions.append(band[y0 : y0 + STRIP_H + 2 * sl, x0 : x0 + STRIP_W + 2 * sl])
-            where.append(n)
-            labs.append(label)
+            label, corner = reads[key][0], reads[key][4]
+            region = self._corner_region(r.bands[r.way], corner[0])
+            if region is not None and label < self.deck.lda_b.shape[0] // 2:
+                regions.append(region)
+                where.append(n)
+                labs.append(label)
         if not regions:
             return out
-        wins = np.lib.stride_tricks.sliding_window_view(np.stack(regions), (STRIP_H, STRIP_W, 3), axis=(1, 2, 3))
-        plain = plain_corners(wins.reshape(len(regions), -1, STRIP_H, STRIP_W, 3))  # (R, W, D)
-        lab = np.array(labs)
-        pv = self.deck.plain[self.primary[lab]]  # (R, 2, D)
-        best = np.einsum("rgd,rwd->rgw", pv, plain).argmax(axis=2)  # (R, 2)
-        x = np.take_along_axis(plain, best[..., None], axis=1)  # (R, 2, D)
-        cls = 2 * lab[:, None] + np.arange(2)  # (R, 2)
-        score = np.einsum("rgd,rgd->rg", x, self.deck.lda_w.T[cls]) + self.deck.lda_b[cls]
+        score, x = self._discriminant(regions, np.array(labs)[:, None])
+        score, x = score[:, 0], x[:, 0]  # (R, 2), (R, 2, D)
         quad = np.einsum("rgd,de,rge->rg", x, self.deck.lda_p, x)
         out[np.array(where)] = (quad - 2 * score).min(axis=1) / self.deck.lda_m2
         return out
