@@ -110,10 +110,18 @@ def embed2(windows: np.ndarray, mean: np.ndarray, weight: np.ndarray) -> tuple[n
     to "minus the average corner" and would otherwise match the cards with the
     least ink (the deuces); its plain correlation with any corner is low.
     """
-    n = windows.shape[:-3]
-    h, w, c = windows.shape[-3:]
-    pooled = plain_corners(windows).reshape(-1, (h * w) + 2 * (h // 2) * (w // 2))
-    plain = pooled.reshape(*n, -1).copy()
+    return embed2_channel_major(_channel_major(windows), mean, weight, windows.shape[:-3])
+
+
+def embed2_channel_major(x: np.ndarray, mean: np.ndarray, weight: np.ndarray,
+                         n: tuple[int, ...] | None = None) -> tuple[np.ndarray, np.ndarray]:
+    """:func:`embed2` of windows already laid out (N, c, h, w) float32 and contiguous; ``x`` is overwritten.
+
+    The detector cuts its windows straight into this layout (one copy, not three).
+    """
+    c, h, w = x.shape[1:]
+    pooled = plain_channel_major(x)
+    plain = pooled.reshape(*(n if n is not None else (len(x),)), -1).copy()
     key = (id(mean), id(weight), h, w)
     if key not in _POOLED:  # the deck's statistics, in the embedded layout (computed once per deck and size)
         _POOLED[key] = (
@@ -125,18 +133,25 @@ def embed2(windows: np.ndarray, mean: np.ndarray, weight: np.ndarray) -> tuple[n
     pooled -= m
     pooled *= wt
     pooled /= np.sqrt(np.einsum("nd,nd->n", pooled, pooled))[:, None] + 1e-6
-    return plain, pooled.reshape(*n, -1)
+    return plain, pooled.reshape(*(n if n is not None else (len(x),)), -1)
 
 
 def plain_corners(windows: np.ndarray) -> np.ndarray:
     """(..., STRIP_H, STRIP_W, 3) channel windows -> (..., D): normalised, colour pooled, not embedded."""
-    n = windows.shape[:-3]
+    return plain_channel_major(_channel_major(windows)).reshape(*windows.shape[:-3], -1)
+
+
+def _channel_major(windows: np.ndarray) -> np.ndarray:
+    """(..., h, w, c) -> (N, c, h, w) float32, one contiguous copy: every reduction then runs over contiguous memory."""
     h, w, c = windows.shape[-3:]
-    # Channel-major, one contiguous copy: every reduction below then runs over contiguous memory.
-    x = np.ascontiguousarray(np.moveaxis(windows.reshape(-1, h, w, c), 3, 1), dtype=np.float32)  # (N, c, h, w)
+    return np.ascontiguousarray(np.moveaxis(windows.reshape(-1, h, w, c), 3, 1), dtype=np.float32)
+
+
+def plain_channel_major(x: np.ndarray) -> np.ndarray:
+    """:func:`plain_corners` of windows laid out (N, c, h, w), contiguous float32 (normalised in place): (N, D)."""
     x -= x.mean(axis=(2, 3), keepdims=True)
     x /= np.sqrt(np.einsum("nchw,nchw->n", x, x))[:, None, None, None] + 1e-6
-    return _pool_colour(x).reshape(*n, -1)
+    return _pool_colour(x)
 
 
 _POOLED: dict[tuple[int, int, int, int], tuple[np.ndarray, np.ndarray, tuple[np.ndarray, np.ndarray]]] = {}

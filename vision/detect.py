@@ -70,7 +70,8 @@ from vision.deck import (
     DeckModel,
     channels,
     embed,
-    plain_corners,
+    embed2_channel_major,
+    plain_channel_major,
 )
 
 MIN_GAP, MAX_GAP = 0.22, 0.68  # stud row offsets, as fractions of a card width
@@ -536,7 +537,8 @@ class Detector:
         # Coarse scan of both bands of every face row in one matrix product.
         wins = [self._scan_windows(band[PAD_Y : PAD_Y + STRIP_H]) for r in face_rows for band in r.bands]
         if wins:
-            scores = embed(np.concatenate(wins), self.c_mean, self.c_weight) @ self.coarse
+            x = np.concatenate(wins, out=np.empty((sum(map(len, wins)), *wins[0].shape[1:]), np.float32))  # C order
+            scores = embed2_channel_major(x, self.c_mean, self.c_weight)[1] @ self.coarse
             bounds = np.cumsum([0] + [len(w) for w in wins])
             lab = np.maximum(scores[:, 0::2], scores[:, 1::2])  # per label: either plain view
             near = lab.copy()  # ... the best of each position and its neighbours within its band
@@ -844,8 +846,8 @@ class Detector:
         aligned its simulated views.
         """
         n, s_max = labs.shape
-        wins = np.lib.stride_tricks.sliding_window_view(np.stack(regions), (STRIP_H, STRIP_W, 3), axis=(1, 2, 3))
-        plain = plain_corners(wins.reshape(n, -1, STRIP_H, STRIP_W, 3))  # (R, W, D)
+        flat = plain_channel_major(_corner_windows(regions))
+        plain = flat.reshape(n, -1, flat.shape[1])  # (R, W, D)
         pv = self.deck.plain[self.primary[labs]]  # (R, S, 2, D)
         corr = np.matmul(pv.reshape(n, -1, plain.shape[2]), plain.transpose(0, 2, 1))  # (R, 2S, W)
         x = np.take_along_axis(plain, corr.argmax(axis=2)[..., None], axis=1)  # (R, 2S, D)
@@ -935,7 +937,7 @@ class Detector:
             return out
         score, x = self._discriminant(regions, np.array(labs)[:, None])
         score, x = score[:, 0], x[:, 0]  # (R, 2), (R, 2, D)
-        quad = np.einsum("rgd,de,rge->rg", x, self.deck.lda_p, x)
+        quad = ((x @ self.deck.lda_p) * x).sum(axis=2)  # x'Px; one matrix product (a three-operand einsum loops naively)
         out[np.array(where)] = (quad - 2 * score).min(axis=1) / self.deck.lda_m2
         return out
 
@@ -964,10 +966,10 @@ class Detector:
             else self.coarse_ids
 
     def _scan_windows(self, band: np.ndarray) -> np.ndarray:
-        """Corner windows at every coarse position along a band: (P, h, w, 3)."""
+        """Corner windows at every coarse position along a band, channel-major: (P, 3, h, w) (a view)."""
         small = cv2.resize(band, (max(band.shape[1] // SCAN, STRIP_W // SCAN), STRIP_H // SCAN), interpolation=cv2.INTER_AREA)
-        win = np.lib.stride_tricks.sliding_window_view(small, (STRIP_H // SCAN, STRIP_W // SCAN, 3))[0, :, 0]
-        return win
+        win = np.lib.stride_tricks.sliding_window_view(small.transpose(2, 0, 1), STRIP_W // SCAN, axis=2)  # (3, h, P, w)
+        return win.transpose(2, 0, 1, 3)
 
     def _plan(self, scores: np.ndarray, last: int) -> list[int]:
         """Card left edges (template px) maximising the matched score: first at 0, last at ``last``."""
@@ -999,11 +1001,9 @@ class Detector:
         pos[-1] = last
         return pos
 
-    def _window_set(self, r: _Row, band_way: int, p: int, xs: range, dys: range) -> np.ndarray:
-        """Corner windows of card position ``p`` at offsets ``xs`` x ``dys`` (template px): (n, H, W, 3).
-
-        ``xs`` and ``dys`` are consecutive ranges; the windows are one strided view, copied once.
-        """
+    def _window_region(self, r: _Row, band_way: int, p: int, xs: range, dys: range) -> np.ndarray:
+        """The band region holding the corner windows of card position ``p`` at offsets ``xs`` x ``dys``
+        (template px): (H + len(dys) - 1, W + len(xs) - 1, 3); sets ``_last_origin``."""
         med = r.top_median[band_way]
         if 0 <= p < len(med):
             base_dy = int(med[p])
@@ -1015,10 +1015,8 @@ class Detector:
         y0 = min(max(y0, 0), band.shape[0] - STRIP_H - (len(dys) - 1))
         x0 = p + STRIP_X0 + xs.start
         x0 = min(max(x0, 0), band.shape[1] - STRIP_W - (len(xs) - 1))
-        region = band[y0 : y0 + STRIP_H + len(dys) - 1, x0 : x0 + STRIP_W + len(xs) - 1]
-        win = np.lib.stride_tricks.sliding_window_view(region, (STRIP_H, STRIP_W, 3))[:, :, 0]
         self._last_origin = (x0 - STRIP_X0, y0 - PAD_Y)  # the card's corner in the crop for window 0 (x, y - MARGIN)
-        return win.reshape(-1, STRIP_H, STRIP_W, 3)
+        return band[y0 : y0 + STRIP_H + len(dys) - 1, x0 : x0 + STRIP_W + len(xs) - 1]
 
     def _refine_batch(
         self, jobs: list[tuple[_Row, int, int, list[tuple[int, int]], np.ndarray]], plain_views: bool = False
@@ -1040,7 +1038,7 @@ class Detector:
         ``plain_views``: only the two plain views of each candidate, not the camera-like
         resamplings (enough to tell which end of a row holds a corner).
         """
-        windows, count = [], 0
+        regions: dict[tuple[int, int], list[np.ndarray]] = {}  # by region shape (one per slack)
         cache = self._emb_cache  # windows already embedded this frame (a row's far end, read again as its top card)
         fresh = []
         index = []
@@ -1051,18 +1049,19 @@ class Detector:
                 if ck in cache:
                     idx.append(cache[ck])
                     continue
-                w = self._window_set(r, band_way, p, xs, dys)
-                idx.append([count, len(w), xs, self._last_origin])
+                same = regions.setdefault((len(dys), len(xs)), [])
+                same.append(self._window_region(r, band_way, p, xs, dys))
+                idx.append([len(same) - 1, (len(dys), len(xs)), xs, self._last_origin])
                 fresh.append((ck, idx[-1]))
-                count += len(w)
-                windows.append(w)
             index.append(idx)
-        if windows:
-            plain_all, emb_all = self.deck.embed2(np.concatenate(windows))
+        for shape, regs in regions.items():
+            plain_all, emb_all = embed2_channel_major(_corner_windows(regs), self.deck.mean, self.deck.weight)
+            nw = shape[0] * shape[1]
             for ck, entry in fresh:
-                start, n = entry[0], entry[1]
-                entry[0:2] = [plain_all[start : start + n], emb_all[start : start + n]]
-                cache[ck] = entry
+                if entry[1] == shape:
+                    start = entry[0] * nw
+                    entry[0:2] = [plain_all[start : start + nw], emb_all[start : start + nw]]
+                    cache[ck] = entry
         nj = len(jobs)
         # One row per view (a top card has two): its windows and its job's candidates.
         vj = np.array([j for j, idx in enumerate(index) for _ in idx])
@@ -1117,6 +1116,16 @@ class Detector:
             c = cand[j][valid[j]]
             out.append((int(cand[j, k]), float(total[j, k]), best_x, c, total[j][valid[j]], corner))
         return out
+
+
+def _corner_windows(regions: list[np.ndarray]) -> np.ndarray:
+    """Every STRIP_H x STRIP_W window of equal-shaped band regions, channel-major: (N * dy * dx, 3, H, W).
+
+    Window ``k`` of region ``n`` is at ``n * dy * dx + k``, row-major over (dy, dx); one copy.
+    """
+    stack = np.stack(regions)  # (N, Hr, Wr, 3)
+    win = np.lib.stride_tricks.sliding_window_view(stack, (STRIP_H, STRIP_W), axis=(1, 2))  # (N, dy, dx, 3, H, W)
+    return np.ascontiguousarray(win.reshape(-1, 3, STRIP_H, STRIP_W), dtype=np.float32)
 
 
 _STRIP_CACHE: dict[tuple[object, ...], tuple[object, ...]] = {}
