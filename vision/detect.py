@@ -88,6 +88,9 @@ PAD_X, PAD_Y = 2, 3  # slack of the fine match, template pixels
 HULL_FILL, HULL_SOLIDITY = 0.9, 0.6  # a bitten row blob: its hull fills its rectangle, the bites are under 40 %
 SPLIT_RADII = (2, 4)  # half-size px: a gentle cut at narrow necks first, then a harder one
 DY = 1  # rows of slack either side of the measured top edge
+WIDE_BELOW = 0.9  # a corner matching less well than this is matched again over the whole band's height
+WIDE_DY = range(-PAD_Y, PAD_Y + 1)  # ... (every window the band holds, whatever the measured top edge)
+WIDE_GAIN = 0.03  # ... and that reading is believed only if it matches this much better
 MARGIN = 6  # crop rows above and below the card, template pixels
 UNIQUE = True  # one deck on the table: no card is read twice in a frame
 UNIQUE_SLACK = 0.05  # how far below a card's best reading its next may be and still be given to it
@@ -558,6 +561,13 @@ class Detector:
                 for way in (0, 1):
                     ends.append((r, way, -1, [(way, r.last)], self._candidates(r.lscans[way], r.last)))
         end_reads = self._refine_batch(ends, plain_views=True)
+        # Neither end matched well: a card sits higher or lower than the row's edge says (its top
+        # edge hidden behind a neighbour's corner peeking out above it).  Read both ends again with
+        # the whole band's vertical slack.
+        weak_rows = {id(r) for r, way, _i, _v, _c in ends if max(end_reads[(id(r), 0, -1)][1], end_reads[(id(r), 1, -1)][1]) < WIDE_BELOW}
+        for key, read in self._refine_batch([e for e in ends if id(e[0]) in weak_rows], plain_views=True, dys=WIDE_DY).items():
+            if read[0] != BACK and read[1] >= end_reads[key][1] + WIDE_GAIN:
+                end_reads[key] = read
         jobs = []
         for r in face_rows:
             if r.last < MIN_GAP * CARD_W:
@@ -593,6 +603,15 @@ class Detector:
                 if again[(id(r), way, key)][1] > reads[(id(r), way, i)][1]:
                     reads[(id(r), way, i)] = again[(id(r), way, key)]
                     r.positions[i] = views[0][1]
+        # Still weak: the card may sit higher or lower than the row's edge says (its top edge hidden
+        # behind a neighbour's corner peeking out above it).  Match it again over the band's whole
+        # height; believe the new reading only if it matches clearly better (more slack flatters
+        # every label a little) and is a face (the band's edge rows hold felt, which flatters the back).
+        weak = [(r, way, i, [(bw, r.positions[i] if n == 0 else p) for n, (bw, p) in enumerate(views)], cand)
+                for r, way, i, views, cand in jobs if reads[(id(r), way, i)][1] < WIDE_BELOW]
+        for key, read in self._refine_batch(weak, dys=WIDE_DY).items():
+            if read[0] != BACK and read[1] >= reads[key][1] + WIDE_GAIN:
+                reads[key] = read
         opts: dict[tuple[int, int, int], tuple[np.ndarray, np.ndarray]] = {}
         self._strip_stage(face_rows, reads, opts)
         self._discriminant_stage(face_rows, reads, opts)
@@ -1019,12 +1038,13 @@ class Detector:
         return band[y0 : y0 + STRIP_H + len(dys) - 1, x0 : x0 + STRIP_W + len(xs) - 1]
 
     def _refine_batch(
-        self, jobs: list[tuple[_Row, int, int, list[tuple[int, int]], np.ndarray]], plain_views: bool = False
+        self, jobs: list[tuple[_Row, int, int, list[tuple[int, int]], np.ndarray]], plain_views: bool = False,
+        dys: range = range(-DY, DY + 1),
     ) -> dict[tuple[int, int, int], tuple[int, float, np.ndarray, np.ndarray, list[tuple[int, int]]]]:
-        """Re-match candidates at full resolution, +-2 px along and +-1 px across, summed over the views."""
+        """Re-match candidates at full resolution, +-2 px along and ``dys`` across, summed over the views."""
         if not jobs:
             return {}
-        specs = [[(bw, p, range(-PAD_X, PAD_X + 1), range(-DY, DY + 1)) for bw, p in v] for _r, _w, _i, v, _c in jobs]
+        specs = [[(bw, p, range(-PAD_X, PAD_X + 1), dys) for bw, p in v] for _r, _w, _i, v, _c in jobs]
         res = self._score_jobs(jobs, specs, plain_views)
         return {(id(r), way, i): (lab, sc, cand, total, corner)
                 for (r, way, i, _v, _c), (lab, sc, _b, cand, total, corner) in zip(jobs, res, strict=True)}

@@ -237,9 +237,12 @@ def test_a_row_bitten_by_felt_coloured_art_is_still_a_row(faces_dir) -> None:
 def test_a_weak_corner_that_is_an_index_is_believed(faces_dir, monkeypatch) -> None:
     """swiss-xvii's covered three of clubs matches its corner template at only 0.79 (below the
     0.86 a covered card needs); the discriminant's distance says it is an index corner (the
-    windows of pips a plan takes for corners lie three times further), so it is read."""
+    windows of pips a plan takes for corners lie three times further), so it is read.
+
+    (The second match over the band's whole height also finds it, so that step is off here.)"""
     import vision.detect as D
 
+    monkeypatch.setattr(D, "WIDE_BELOW", 0.0)
     directory = faces_dir("swiss-xvii")
     faces, back = read_face_dir(directory)
     model = enroll(faces, back, "swiss-xvii")
@@ -251,6 +254,29 @@ def test_a_weak_corner_that_is_an_index_is_believed(faces_dir, monkeypatch) -> N
     assert "seed 20000 seat 7 up #1 3c: read nothing" in without.errors
     assert with_distance.up_correct > without.up_correct, with_distance.errors
     assert with_distance.false_cards == 0, with_distance.errors
+
+
+def test_a_card_lower_than_its_row_is_matched_over_the_band_height(faces_dir, monkeypatch) -> None:
+    """tigullio, seed 40008, seat 2: the top card of the row (5c) lies 3 px lower than the cards
+    before it, and the 6d's corner peeking out above it hides its top edge, so the measured edge
+    is the 6d's.  Its corner, matched +-1 px about that edge, reads 0.72 at the row's far end;
+    the row is then read the wrong way round (Ts as Js, 7s as Qd, 6d lost).  Matched again
+    over the band's whole height it reads 0.95 and the whole row comes right."""
+    import vision.detect as D
+
+    directory = faces_dir("tigullio")
+    faces, back = read_face_dir(directory)
+    model = enroll(faces, back, "tigullio")
+    scene = render_scene(FaceSet.load(directory), 40008)
+    calib = calibrate(scene.image, scene.layout)
+    wide = score_scene(scene, Detector(model, calib).detect(scene.image))
+    monkeypatch.setattr(D, "WIDE_BELOW", 0.0)
+    narrow = score_scene(scene, Detector(model, calib).detect(scene.image))
+    row = [e for e in narrow.errors if "seat 2 up" in e]
+    assert len(row) >= 2, narrow.errors  # the row read the wrong way round
+    assert not [e for e in wide.errors if "seat 2 up" in e], wide.errors
+    assert wide.up_correct >= narrow.up_correct + len(row)
+    assert wide.false_cards <= narrow.false_cards
 
 
 def test_a_line_hanging_on_a_card_is_cut_off(faces_dir, monkeypatch) -> None:
