@@ -395,8 +395,8 @@ class Detector:
                     and 1.04 * self.h_mm < long_ <= 1.16 * self.h_mm):
                 # One card, a little long: a thin tail (a rail's edge, a chip's rim) may hang on it.
                 # Cut it off at its neck if it comes away; the card alone is what is measured.
-                core = self.segmenter.trim(cnt, SPLIT_RADII[0])
-                if core is not None and 0.8 * cv2.contourArea(cnt) <= cv2.contourArea(core) < 0.995 * cv2.contourArea(cnt):
+                core = self._trimmed(cnt)
+                if core is not None:
                     queue.append((core, depth + 1))
                     continue
             if fill < 0.7 or not options:
@@ -404,17 +404,18 @@ class Detector:
                 # at their narrow neck; what does not is a hand, an arm, a heap: an occluder.
                 # (A card with a thin line hanging on it fills its rectangle badly: cut that too.)
                 if depth < 2 and area > 0.6 * card_area:
+                    # (One card's worth with a line hanging on it is trimmed before its colours are
+                    # split: a patterned back would otherwise fall apart into its colours.)
                     parts: list[np.ndarray] = []
                     for radius in SPLIT_RADII:
                         parts = self.segmenter.split(cnt, radius)
                         if parts:
                             break
-                    else:
-                        parts = self.segmenter.split_by_colour(cnt)
                     if not parts and area <= 1.2 * card_area:
-                        core = self.segmenter.trim(cnt, SPLIT_RADII[0])
-                        if core is not None and 0.8 * cv2.contourArea(cnt) <= cv2.contourArea(core) < 0.995 * cv2.contourArea(cnt):
-                            parts = [core]
+                        core = self._trimmed(cnt)
+                        parts = [core] if core is not None else []
+                    if not parts:
+                        parts = self.segmenter.split_by_colour(cnt)
                     if parts:
                         queue.extend((p, depth + 1) for p in parts)
                         continue
@@ -437,6 +438,20 @@ class Detector:
                 memory.append((geo, look, [d for d in out if d.blob == b]))
             self._memory = memory
         return out
+
+    def _trimmed(self, cnt: np.ndarray) -> np.ndarray | None:
+        """The blob with a thin line hanging on it cut off, or None if nothing thin hangs on it.
+
+        Something came off if the blob lost area, or if its rectangle shrank (a line a pixel
+        or two wide is nothing in area but pulls the rectangle, and with it the card, askew).
+        """
+        core = self.segmenter.trim(cnt, SPLIT_RADII[0])
+        if core is None or cv2.contourArea(core) < 0.8 * cv2.contourArea(cnt):
+            return None
+        if cv2.contourArea(core) < 0.995 * cv2.contourArea(cnt):
+            return core
+        before = max(cv2.minAreaRect(cnt)[1])
+        return core if max(cv2.minAreaRect(core)[1]) < 0.98 * before else None
 
     def _look(self, cnt: np.ndarray) -> np.ndarray:
         """A blob's appearance in a few numbers (brightness over its box), unit norm."""
