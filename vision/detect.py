@@ -85,6 +85,7 @@ CANDIDATES = 16  # best coarse templates whose cards are re-matched at full reso
 SHORTLIST = 4  # candidates given the full match (all views and camera-like variants)
 PLAIN_MIN = 0.6  # plain correlation below this costs score one for one (blank paper is not a card)
 PAD_X, PAD_Y = 2, 3  # slack of the fine match, template pixels
+HALF_TURNED_FILL = 0.8  # a card on its edge fills its rectangle 0.85-0.96; two touching chips 0.70-0.74
 HULL_FILL, HULL_SOLIDITY = 0.9, 0.6  # a bitten row blob: its hull fills its rectangle, the bites are under 40 %
 SPLIT_RADII = (2, 4)  # half-size px: a gentle cut at narrow necks first, then a harder one
 DY = 1  # rows of slack either side of the measured top edge
@@ -424,7 +425,8 @@ class Detector:
                 continue
             for along, ua, uc in options:
                 if along < 0.72 * self.w_mm:  # narrower than a card lying flat: lifted on its edge
-                    if len(options) == 1:
+                    # (a card's edge is straight and fills its rectangle; two chips side by side do not)
+                    if len(options) == 1 and fill >= HALF_TURNED_FILL:
                         out.append(self._half_turned(center, along, ua, uc, blob_id))
                     continue
                 rows.append(self._prepare(frame, center, along, ua, uc, blob_id, len(options) > 1))

@@ -329,3 +329,28 @@ def test_a_line_hanging_on_a_card_is_cut_off(faces_dir, monkeypatch) -> None:
     assert found()
     monkeypatch.setattr(FeltSegmenter, "trim", staticmethod(lambda cnt, radius: None))
     assert not found()
+
+
+def test_a_card_on_its_edge_is_half_turned_and_two_chips_are_not(faces_dir, monkeypatch) -> None:
+    """A card lifted on its long edge is a narrow rectangle it fills (0.85-0.96); two touching
+    chips make a blob of much the same size that fills it 0.70-0.74 (tango 10009: a red and a
+    black chip beside seat 3) and were reported as a half-turned card."""
+    import vision.detect as D
+
+    def half_turned(deck: str, seed: int) -> tuple[list[Detection], list[np.ndarray]]:
+        directory = faces_dir(deck)
+        faces, back = read_face_dir(directory)
+        scene = render_scene(FaceSet.load(directory), seed)
+        calib = calibrate(scene.image, scene.layout)
+        dets = Detector(enroll(faces, back, deck), calib).detect(scene.image)
+        truth = [c.corners.mean(axis=0) for c in scene.cards if c.in_view and c.role == "half_turned"]
+        return [d for d in dets if d.half_turned], truth
+
+    found, truth = half_turned("anglo", 20000)
+    assert len(truth) == 1 and len(found) == 1
+    assert np.linalg.norm(found[0].center - truth[0]) < 10
+    found, truth = half_turned("tango", 10009)
+    assert truth == [] and found == []
+    monkeypatch.setattr(D, "HALF_TURNED_FILL", 0.0)
+    found, _ = half_turned("tango", 10009)
+    assert len(found) == 1 and np.linalg.norm(found[0].center - np.array([1576, 519])) < 10
