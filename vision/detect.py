@@ -629,6 +629,7 @@ class Detector:
         for key, read in self._refine_batch(weak, dys=WIDE_DY).items():
             if read[0] != BACK and read[1] >= reads[key][1] + WIDE_GAIN:
                 reads[key] = read
+        self._merge_split_cards(face_rows, reads)
         opts: dict[tuple[int, int, int], tuple[np.ndarray, np.ndarray]] = {}
         self._strip_stage(face_rows, reads, opts)
         self._discriminant_stage(face_rows, reads, opts)
@@ -682,6 +683,46 @@ class Detector:
         if UNIQUE:
             self._unique(out, faces, reads, opts)
         return out
+
+    def _merge_split_cards(self, face_rows: list[_Row], reads: dict) -> None:  # type: ignore[type-arg]
+        """Two covered cards side by side that both read poorly may be one card the plan cut in two
+        (two weak coarse matches outscored one good one): look for one card between their
+        neighbours, and if one reads as a covered card must, it replaces both."""
+        jobs, pairs = [], []
+        for r in face_rows:
+            n = len(r.positions)
+            weak = [0 < i < n - 1 and reads[(id(r), r.way, i)][1] < COVERED_MIN for i in range(n)]
+            for i in range(1, n - 2):
+                if not (weak[i] and weak[i + 1]) or (pairs and pairs[-1][0] is r and pairs[-1][1] == i - 1):
+                    continue
+                lo = r.positions[i - 1] + math.ceil(MIN_GAP * CARD_W)
+                hi = r.positions[i + 2] - math.ceil(MIN_GAP * CARD_W)
+                if hi < lo:
+                    continue
+                pairs.append((r, i))
+                for q in range(lo, hi + 1, 2 * PAD_X + 1):  # the fine match's slack covers the steps between
+                    jobs.append((r, r.way, 10000 * len(pairs) + q, [(r.way, q)], self._candidates(r.lscans[r.way], q)))
+        if not jobs:
+            return
+        found = self._refine_batch(jobs)
+        best: dict[int, tuple[float, int, tuple]] = {}  # type: ignore[type-arg]
+        for r, way, key, _views, _c in jobs:
+            read = found[(id(r), way, key)]
+            k = key // 10000
+            if read[0] != BACK and (k not in best or read[1] > best[k][0]):
+                best[k] = (read[1], int(read[4][0][0]), read)  # where the match put the card's corner
+        for k in sorted(best, reverse=True):  # from the row's far end, so the earlier indices stay put
+            score, q, read = best[k]
+            r, i = pairs[k - 1]
+            if score < COVERED_MIN:
+                continue
+            rows = [reads[(id(r), r.way, j)] for j in range(len(r.positions))]
+            rows[i : i + 2] = [read]
+            for j in range(len(r.positions)):
+                reads.pop((id(r), r.way, j), None)
+            r.positions[i : i + 2] = [q]
+            for j, rd in enumerate(rows):
+                reads[(id(r), r.way, j)] = rd
 
     def _unique(self, out: list[Detection], faces: list[tuple[int, tuple[int, int, int]]], reads: dict,  # type: ignore[type-arg]
                 opts: dict[tuple[int, int, int], tuple[np.ndarray, np.ndarray]]) -> None:

@@ -308,6 +308,25 @@ def test_a_thin_line_is_trimmed_off_a_card_even_when_it_weighs_nothing(faces_dir
     assert np.linalg.norm(d.center - pitched.center) >= 3 or d.card != code
 
 
+def test_one_card_the_plan_cut_in_two_is_found_between_them(faces_dir, monkeypatch) -> None:
+    """anglo, seed 50014, seat 8: As, 8d, 2d.  The coarse plan put two cards where the 8d lies
+    (two weak matches outscored one good one); both read poorly and were dropped, and the 8d
+    with them.  One card looked for between their neighbours reads 8d at 0.95."""
+    import vision.detect as D
+
+    directory = faces_dir("anglo")
+    faces, back = read_face_dir(directory)
+    model = enroll(faces, back, "anglo")
+    scene = render_scene(FaceSet.load(directory), 50014)
+    calib = calibrate(scene.image, scene.layout)
+    merged = score_scene(scene, Detector(model, calib).detect(scene.image))
+    monkeypatch.setattr(D.Detector, "_merge_split_cards", lambda self, rows, reads: None)
+    split = score_scene(scene, Detector(model, calib).detect(scene.image))
+    assert "seed 50014 seat 8 up #1 8d: read nothing" in split.errors
+    assert not [e for e in merged.errors if "seat 8" in e], merged.errors
+    assert merged.up_correct == split.up_correct + 1 and merged.false_cards == split.false_cards
+
+
 def test_a_line_hanging_on_a_card_is_cut_off(faces_dir, monkeypatch) -> None:
     """A card pitched onto the rail: the rail's edge shows as a thin line of foreground that hangs
     on the card's blob, and the blob no longer fits a card.  Trimmed at its neck, the card is found."""
