@@ -50,6 +50,7 @@ All of it is arrays in, :class:`Detection` list out: no camera, clock or file.
 
 from __future__ import annotations
 
+import collections
 import itertools
 import math
 from dataclasses import dataclass, field, replace
@@ -91,6 +92,7 @@ SPLIT_RADII = (2, 4)  # half-size px: a gentle cut at narrow necks first, then a
 DY = 1  # rows of slack either side of the measured top edge
 WIDE_BELOW = 0.9  # a corner matching less well than this is matched again over the whole band's height
 WIDE_DY = range(-PAD_Y, PAD_Y + 1)  # ... (every window the band holds, whatever the measured top edge)
+WIDE_DX = range(-1, 2)  # ... about where the first match put the corner along the band
 WIDE_GAIN = 0.03  # ... and that reading is believed only if it matches this much better
 MARGIN = 6  # crop rows above and below the card, template pixels
 UNIQUE = True  # one deck on the table: no card is read twice in a frame
@@ -582,7 +584,8 @@ class Detector:
         # edge hidden behind a neighbour's corner peeking out above it).  Read both ends again with
         # the whole band's vertical slack.
         weak_rows = {id(r) for r, way, _i, _v, _c in ends if max(end_reads[(id(r), 0, -1)][1], end_reads[(id(r), 1, -1)][1]) < WIDE_BELOW}
-        for key, read in self._refine_batch([e for e in ends if id(e[0]) in weak_rows], plain_views=True, dys=WIDE_DY).items():
+        wide_ends = [(r, way, i, self._wide_views(way, end_reads[(id(r), way, i)]), c) for r, way, i, _v, c in ends if id(r) in weak_rows]
+        for key, read in self._refine_batch(wide_ends, plain_views=True, xs=WIDE_DX, dys=WIDE_DY).items():
             if read[0] != BACK and read[1] >= end_reads[key][1] + WIDE_GAIN:
                 end_reads[key] = read
         jobs = []
@@ -624,9 +627,9 @@ class Detector:
         # behind a neighbour's corner peeking out above it).  Match it again over the band's whole
         # height; believe the new reading only if it matches clearly better (more slack flatters
         # every label a little) and is a face (the band's edge rows hold felt, which flatters the back).
-        weak = [(r, way, i, [(bw, r.positions[i] if n == 0 else p) for n, (bw, p) in enumerate(views)], cand)
-                for r, way, i, views, cand in jobs if reads[(id(r), way, i)][1] < WIDE_BELOW]
-        for key, read in self._refine_batch(weak, dys=WIDE_DY).items():
+        weak = [(r, way, i, self._wide_views(way, reads[(id(r), way, i)]), cand)
+                for r, way, i, _views, cand in jobs if reads[(id(r), way, i)][1] < WIDE_BELOW]
+        for key, read in self._refine_batch(weak, xs=WIDE_DX, dys=WIDE_DY).items():
             if read[0] != BACK and read[1] >= reads[key][1] + WIDE_GAIN:
                 reads[key] = read
         self._merge_split_cards(face_rows, reads)
@@ -683,6 +686,12 @@ class Detector:
         if UNIQUE:
             self._unique(out, faces, reads, opts)
         return out
+
+    @staticmethod
+    def _wide_views(way: int, read: tuple) -> list[tuple[int, int]]:  # type: ignore[type-arg]
+        """The views of a reading, each at the position along its band where the fine match put the
+        corner (the second look over the band's height then needs only a pixel of slack along)."""
+        return [(bw, int(corner[0])) for bw, corner in zip((way, 1 - way)[: len(read[4])], read[4], strict=True)]
 
     def _merge_split_cards(self, face_rows: list[_Row], reads: dict) -> None:  # type: ignore[type-arg]
         """Two covered cards side by side that both read poorly may be one card the plan cut in two
@@ -1054,21 +1063,32 @@ class Detector:
         n = len(best_face)
         last_c = min(n - 1, max(0, round(last / SCAN)))
         lo, hi = MIN_GAP * CARD_W / SCAN, MAX_GAP * CARD_W / SCAN
-        gain = best_face - PLAN_TAU
-        val = np.full(n, -np.inf)
-        prev = np.full(n, -1)
+        gain = (best_face - PLAN_TAU).tolist()
+        inf = -math.inf
+        val = [inf] * n
+        prev = [-1] * n
         val[0] = 0.0
+        # Dynamic programme over positions; the best predecessor in the sliding range [j - hi, j - lo]
+        # comes from a monotonic queue (plain Python: the arrays are a few dozen long).
+        window: collections.deque[int] = collections.deque()
+        added = 0  # positions pushed into the queue so far
         for j in range(1, last_c + 1):
             i0, i1 = max(0, math.ceil(j - hi)), math.floor(j - lo)
-            if i1 < i0:
+            while added <= i1:
+                while window and val[window[-1]] <= val[added]:  # ties: the earlier position stays first
+                    if val[window[-1]] == val[added]:
+                        break
+                    window.pop()
+                window.append(added)
+                added += 1
+            while window and window[0] < i0:
+                window.popleft()
+            if i1 < i0 or not window or val[window[0]] == inf:
                 continue
-            seg = val[i0 : i1 + 1]
-            k = int(np.argmax(seg))
-            if seg[k] == -np.inf:
-                continue
-            val[j] = seg[k] + (gain[j] if j != last_c else 0.0)
-            prev[j] = i0 + k
-        if val[last_c] == -np.inf:  # no legal spacing (a very short row): first and last only
+            k = window[0]
+            val[j] = val[k] + (gain[j] if j != last_c else 0.0)
+            prev[j] = k
+        if val[last_c] == inf:  # no legal spacing (a very short row): first and last only
             return [0, last]
         path = [last_c]
         while prev[path[-1]] >= 0:
@@ -1097,12 +1117,12 @@ class Detector:
 
     def _refine_batch(
         self, jobs: list[tuple[_Row, int, int, list[tuple[int, int]], np.ndarray]], plain_views: bool = False,
-        dys: range = range(-DY, DY + 1),
+        xs: range = range(-PAD_X, PAD_X + 1), dys: range = range(-DY, DY + 1),
     ) -> dict[tuple[int, int, int], tuple[int, float, np.ndarray, np.ndarray, list[tuple[int, int]]]]:
-        """Re-match candidates at full resolution, +-2 px along and ``dys`` across, summed over the views."""
+        """Re-match candidates at full resolution, ``xs`` along and ``dys`` across, summed over the views."""
         if not jobs:
             return {}
-        specs = [[(bw, p, range(-PAD_X, PAD_X + 1), dys) for bw, p in v] for _r, _w, _i, v, _c in jobs]
+        specs = [[(bw, p, xs, dys) for bw, p in v] for _r, _w, _i, v, _c in jobs]
         res = self._score_jobs(jobs, specs, plain_views)
         return {(id(r), way, i): (lab, sc, cand, total, corner)
                 for (r, way, i, _v, _c), (lab, sc, _b, cand, total, corner) in zip(jobs, res, strict=True)}

@@ -311,9 +311,12 @@ def test_a_thin_line_is_trimmed_off_a_card_even_when_it_weighs_nothing(faces_dir
 def test_one_card_the_plan_cut_in_two_is_found_between_them(faces_dir, monkeypatch) -> None:
     """anglo, seed 50014, seat 8: As, 8d, 2d.  The coarse plan put two cards where the 8d lies
     (two weak matches outscored one good one); both read poorly and were dropped, and the 8d
-    with them.  One card looked for between their neighbours reads 8d at 0.95."""
+    with them.  One card looked for between their neighbours reads 8d at 0.95.
+
+    (The second match over the band's height can also find it, so that step is off here.)"""
     import vision.detect as D
 
+    monkeypatch.setattr(D, "WIDE_BELOW", 0.0)
     directory = faces_dir("anglo")
     faces, back = read_face_dir(directory)
     model = enroll(faces, back, "anglo")
