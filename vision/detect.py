@@ -31,7 +31,9 @@ Theory of operation
 4. **Reading each card.**  The best candidates from the coarse scan are
    re-matched at full template resolution with a few pixels of slack; a card
    fully in view is also read from its other corner.  The best label wins; the
-   back template (if enrolled) makes a card face down.
+   back template (if enrolled) makes a card face down.  A weak corner is
+   matched again over the band's whole height (a card lower than its row's
+   edge), and two weak covered cards side by side are looked for as one.
 5. **A second look** where the corner leaves two readings within 0.01: the
    few best are compared again over all the card shows (a covered card's
    visible strip with its big pips, the top card's whole face).
