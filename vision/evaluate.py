@@ -3,7 +3,9 @@
 A detection matches a true card when their centres are within a third of a
 card width in the image.  Up cards count as correct only with the right code;
 down cards count as found when a face-down detection matches them; every
-detection that matches nothing is a false card.
+detection that matches nothing is a false card.  Cards the picture cuts off
+(a corner outside the frame) are not scored, and a detection on one is not a
+false card either: there is a card there.
 """
 
 from __future__ import annotations
@@ -79,8 +81,11 @@ def score_scene(scene: Scene, dets: list[Detection]) -> Score:
                 sc.down_found += 1
             else:
                 sc.errors.append(f"{tag} (down): {'read as ' + str(det.card) if det else 'not found'}")
+    cut_off = [c for c in scene.cards if not c.in_view]
     for i, d in enumerate(dets):
-        if i not in used:
+        if i not in used and not any(
+            np.linalg.norm(d.center - c.center) < np.linalg.norm(c.corners[1] - c.corners[0]) / 3 for c in cut_off
+        ):
             sc.false_cards += 1
             sc.errors.append(f"seed {scene.seed}: false card {d.card} face_up={d.face_up} at {np.round(d.center)}")
     return sc
