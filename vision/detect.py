@@ -1138,7 +1138,7 @@ class Detector:
         ``plain_views``: only the two plain views of each candidate, not the camera-like
         resamplings (enough to tell which end of a row holds a corner).
         """
-        regions: dict[tuple[int, int], list[np.ndarray]] = {}  # by region shape (one per slack)
+        regions: list[np.ndarray] = []  # one shape: every view of a batch has the same slack (stacked below)
         cache = self._emb_cache  # windows already embedded this frame (a row's far end, read again as its top card)
         fresh = []
         index = []
@@ -1149,19 +1149,16 @@ class Detector:
                 if ck in cache:
                     idx.append(cache[ck])
                     continue
-                same = regions.setdefault((len(dys), len(xs)), [])
-                same.append(self._window_region(r, band_way, p, xs, dys))
-                idx.append([len(same) - 1, (len(dys), len(xs)), xs, self._last_origin])
+                regions.append(self._window_region(r, band_way, p, xs, dys))
+                idx.append([len(regions) - 1, len(xs) * len(dys), xs, self._last_origin])
                 fresh.append((ck, idx[-1]))
             index.append(idx)
-        for shape, regs in regions.items():
-            plain_all, emb_all = embed2_channel_major(_corner_windows(regs), self.deck.mean, self.deck.weight)
-            nw = shape[0] * shape[1]
+        if regions:
+            plain_all, emb_all = embed2_channel_major(_corner_windows(regions), self.deck.mean, self.deck.weight)
             for ck, entry in fresh:
-                if entry[1] == shape:
-                    start = entry[0] * nw
-                    entry[0:2] = [plain_all[start : start + nw], emb_all[start : start + nw]]
-                    cache[ck] = entry
+                start, n = entry[0] * entry[1], entry[1]
+                entry[0:2] = [plain_all[start : start + n], emb_all[start : start + n]]
+                cache[ck] = entry
         nj = len(jobs)
         # One row per view (a top card has two): its windows and its job's candidates.
         vj = np.array([j for j, idx in enumerate(index) for _ in idx])
