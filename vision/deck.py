@@ -95,9 +95,6 @@ class DeckModel:
         """
         return embed(windows, self.mean, self.weight)
 
-    def embed2(self, windows: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-        return embed2(windows, self.mean, self.weight)
-
 
 def embed(windows: np.ndarray, mean: np.ndarray, weight: np.ndarray) -> np.ndarray:
     return embed2(windows, mean, weight)[1]
@@ -120,8 +117,9 @@ def embed2_channel_major(x: np.ndarray, mean: np.ndarray, weight: np.ndarray,
     The detector cuts its windows straight into this layout (one copy, not three).
     """
     c, h, w = x.shape[1:]
+    shape = n if n is not None else (len(x),)
     pooled = plain_channel_major(x)
-    plain = pooled.reshape(*(n if n is not None else (len(x),)), -1).copy()
+    plain = pooled.reshape(*shape, -1).copy()
     key = (id(mean), id(weight), h, w)
     if key not in _POOLED:  # the deck's statistics, in the embedded layout (computed once per deck and size)
         _POOLED[key] = (
@@ -133,12 +131,7 @@ def embed2_channel_major(x: np.ndarray, mean: np.ndarray, weight: np.ndarray,
     pooled -= m
     pooled *= wt
     pooled /= np.sqrt(np.einsum("nd,nd->n", pooled, pooled))[:, None] + 1e-6
-    return plain, pooled.reshape(*(n if n is not None else (len(x),)), -1)
-
-
-def plain_corners(windows: np.ndarray) -> np.ndarray:
-    """(..., STRIP_H, STRIP_W, 3) channel windows -> (..., D): normalised, colour pooled, not embedded."""
-    return plain_channel_major(_channel_major(windows)).reshape(*windows.shape[:-3], -1)
+    return plain, pooled.reshape(*shape, -1)
 
 
 def _channel_major(windows: np.ndarray) -> np.ndarray:
@@ -148,7 +141,7 @@ def _channel_major(windows: np.ndarray) -> np.ndarray:
 
 
 def plain_channel_major(x: np.ndarray) -> np.ndarray:
-    """:func:`plain_corners` of windows laid out (N, c, h, w), contiguous float32 (normalised in place): (N, D)."""
+    """Windows laid out (N, c, h, w), contiguous float32 -> (N, D): normalised (in place), colour pooled, not embedded."""
     x -= x.mean(axis=(2, 3), keepdims=True)
     x /= np.sqrt(np.einsum("nchw,nchw->n", x, x))[:, None, None, None] + 1e-6
     return _pool_colour(x)
