@@ -4,9 +4,11 @@ Theory of operation
 -------------------
 1. **Foreground.**  On a half-size copy of the frame, in HSV, a pixel is
    background when its hue is the felt's (or the rail's) and it is at least
-   half as saturated; the felt and rail colours are re-measured every frame at
-   fixed sample points, so slow light changes and shadows (which darken but
-   keep hue and most saturation) do not move the threshold.  Card faces are
+   half as saturated, and not much brighter than it (a red pip is the hue of
+   a burgundy felt, but twice as bright); the felt and rail colours are
+   re-measured every frame at fixed sample points, so slow light changes and
+   shadows (which darken but keep hue and most saturation) do not move the
+   threshold.  Card faces are
    unsaturated and card backs are another hue, so both come out as
    foreground.  Printed markers are masked out.
 2. **Blobs on the table.**  Each outer contour is mapped through the
@@ -74,6 +76,7 @@ from vision.deck import (
     channels,
     embed,
     embed2_channel_major,
+    normalize,
     plain_channel_major,
 )
 
@@ -89,6 +92,7 @@ SHORTLIST = 4  # candidates given the full match (all views and camera-like vari
 PLAIN_MIN = 0.6  # plain correlation below this costs score one for one (blank paper is not a card)
 PAD_X, PAD_Y = 2, 3  # slack of the fine match, template pixels
 HALF_TURNED_FILL = 0.8  # a card on its edge fills its rectangle 0.85-0.96; two touching chips 0.70-0.74
+FELT_BRIGHT = 1.6  # felt-coloured but this much brighter than the felt's median is ink (hot spots: 1.3; red pips on burgundy: 2-2.5)
 HULL_FILL, HULL_SOLIDITY = 0.9, 0.6  # a bitten row blob: its hull fills its rectangle, the bites are under 40 %
 SPLIT_RADII = (2, 4)  # half-size px: a gentle cut at narrow necks first, then a harder one
 DY = 1  # rows of slack either side of the measured top edge
@@ -209,9 +213,11 @@ class FeltSegmenter:
             hm = int(np.argmax(hist))
             near = np.minimum(np.abs(hs - hm), 180 - np.abs(hs - hm)) <= tol
             sm = float(np.median(sat.ravel()[idx][near])) if near.any() else 0.0
+            vm = float(np.median(val.ravel()[idx][near])) if near.any() else 255.0
             d = np.abs(np.arange(256) - hm)
             lut = np.where(np.minimum(d, 180 - d) <= tol, 255, 0).astype(np.uint8)
             same = cv2.bitwise_and(cv2.LUT(hue, lut), cv2.threshold(sat, 0.45 * sm, 255, cv2.THRESH_BINARY)[1])
+            same = cv2.bitwise_and(same, cv2.threshold(val, FELT_BRIGHT * vm, 255, cv2.THRESH_BINARY_INV)[1])
             bg |= cv2.bitwise_and(same, region)
         fg = cv2.bitwise_and(cv2.bitwise_not(bg), cv2.bitwise_or(self.felt_mask, self.rail_mask))
         return cv2.medianBlur(fg, 3)
@@ -343,6 +349,11 @@ class Detector:
         self.coarse = embed(small, self.c_mean, self.c_weight).T.copy()  # (D, N)
         self.labels = deck.labels
         self.is_face = deck.labels != BACK
+        # every face, both ways round, at the back-thumbnail size (a row end that is a whole face)
+        plain_faces = deck.cards[(deck.variants == 0) & self.is_face] if len(deck.cards) else deck.cards
+        self.face_thumbs = np.stack(
+            [normalize(cv2.resize(c.astype(np.float32), THUMB, interpolation=cv2.INTER_AREA)).ravel() for c in plain_faces]
+        ) if len(plain_faces) else np.zeros((0, 0), np.float32)
         if len(deck.cards):
             self._strip_setup()
         #: Table-space outlines of the last frame's big blobs that are not cards (hands, arms):
@@ -436,7 +447,7 @@ class Detector:
                 rows.append(self._prepare(frame, center, along, ua, uc, blob_id, len(options) > 1))
         self._backness(rows)
         for r in rows:
-            if r.backness < BACK_MIN:
+            if not r.down:
                 self._bands(r)
         out.extend(self._read_rows(rows))
         if self.reuse:
@@ -509,7 +520,10 @@ class Detector:
         return r
 
     def _backness(self, rows: list[_Row]) -> None:
-        """Likeness of each row's two ends to the enrolled back, for all rows at once."""
+        """Likeness of each row's two ends to the enrolled back, for all rows at once, and whether the
+        row is face-down cards: like the back, and more like it than any face is like either end (a
+        top card lies whole at one end of its row; a court card's red and black can pass for a
+        red patterned back at this size, plastic's jack of spades 0.51)."""
         if not len(self.deck.back_thumbs):
             return
         small = [t for r in rows for t in r.thumbs]
@@ -521,10 +535,12 @@ class Detector:
         x = x.reshape(len(x), -1)
         x /= np.maximum(np.sqrt(np.einsum("nd,nd->n", x, x)), 1e-6)[:, None]
         like = (x @ self.deck.back_thumbs.T).max(axis=1)
+        face = (x @ self.face_thumbs.T).max(axis=1) if len(self.face_thumbs) else np.zeros(len(x), np.float32)
         k = 0
         for r in rows:
             n = len(r.thumbs)
             r.backness = float(like[k : k + n].max())
+            r.down = r.backness >= BACK_MIN and r.backness > float(face[k : k + n].max())
             k += n
 
     def _bands(self, r: _Row) -> None:
@@ -557,7 +573,7 @@ class Detector:
     def _read_rows(self, rows: list[_Row]) -> list[Detection]:
         self._emb_cache: dict[tuple[int, ...], list] = {}  # type: ignore[type-arg]
         self._strips: dict[tuple[int, int, int], tuple[np.ndarray, np.ndarray]] = {}  # ... and its strip score
-        face_rows = [r for r in rows if r.backness < BACK_MIN]
+        face_rows = [r for r in rows if not r.down]
         # Coarse scan of both bands of every face row in one matrix product.
         wins = [self._scan_windows(band[PAD_Y : PAD_Y + STRIP_H]) for r in face_rows for band in r.bands]
         if wins:
@@ -580,7 +596,7 @@ class Detector:
         for r in face_rows:
             if r.last >= MIN_GAP * CARD_W:
                 for way in (0, 1):
-                    ends.append((r, way, -1, [(way, r.last)], self._candidates(r.lscans[way], r.last)))
+                    ends.append((r, way, -1, [(way, r.last)], self._top_candidates(r, way, r.last)))
         end_reads = self._refine_batch(ends, plain_views=True)
         # Neither end matched well: a card sits higher or lower than the row's edge says (its top
         # edge hidden behind a neighbour's corner peeking out above it).  Read both ends again with
@@ -595,15 +611,15 @@ class Detector:
             if r.last < MIN_GAP * CARD_W:
                 r.way, positions = 0, [0]
             else:
-                e0, e1 = end_reads[(id(r), 0, -1)][1], end_reads[(id(r), 1, -1)][1]
-                r.way = 0 if e0 >= e1 else 1
+                r.way = self._which_way(end_reads[(id(r), 0, -1)], end_reads[(id(r), 1, -1)])
                 positions = self._plan(r.scans[r.way], r.last)
             r.positions = positions
             for i, p in enumerate(positions):
                 views = [(r.way, p)]
                 if i == len(positions) - 1:  # the top card: read both of its corners
                     views.append((1 - r.way, r.last - p))
-                jobs.append((r, r.way, i, views, self._candidates(r.lscans[r.way], p)))
+                cand = self._top_candidates(r, r.way, p) if len(views) > 1 else self._candidates(r.lscans[r.way], p)
+                jobs.append((r, r.way, i, views, cand))
         reads = self._refine_batch(jobs)
         # A covered card whose corner did not match where the coarse plan put it: look a little
         # to either side before giving it up (the coarse scan steps 2 px and blurs).
@@ -641,14 +657,14 @@ class Detector:
         self._explain_away(face_rows, reads)
         out: list[Detection] = []
         for r in rows:
-            if r.backness >= BACK_MIN:
+            if r.down:
                 out.extend(self._down_cards(r))
             else:
                 r.total = float(np.mean([reads[(id(r), r.way, i)][1] for i in range(len(r.positions))]))
         # Blobs that fit a card row both ways along (nearly square): keep the better reading.
         chosen: dict[int, _Row] = {}
         for r in rows:
-            if r.backness >= BACK_MIN:
+            if r.down:
                 continue
             if r.blob not in chosen or r.total > chosen[r.blob].total:
                 chosen[r.blob] = r
@@ -688,6 +704,16 @@ class Detector:
         if UNIQUE:
             self._unique(out, faces, reads, opts)
         return out
+
+    @staticmethod
+    def _which_way(end0: tuple, end1: tuple) -> int:  # type: ignore[type-arg]
+        """Which way a row lies, from the readings of its far end under each way: the better one, but
+        an end that reads as the back is not the top card's corner (the top card lies face up; a covered
+        card's picture can pass for a patterned back), whatever it scored."""
+        back0, back1 = end0[0] == BACK, end1[0] == BACK
+        if back0 != back1:
+            return 1 if back0 else 0
+        return 0 if end0[1] >= end1[1] else 1
 
     @staticmethod
     def _wide_views(way: int, read: tuple) -> list[tuple[int, int]]:  # type: ignore[type-arg]
@@ -1053,6 +1079,13 @@ class Detector:
         return self.coarse_ids[np.argpartition(-scores[j], CANDIDATES)[:CANDIDATES]] if len(self.coarse_ids) > CANDIDATES \
             else self.coarse_ids
 
+    def _top_candidates(self, r: _Row, way: int, p: int) -> np.ndarray:
+        """Candidates for a top card at ``p`` of a row lying ``way`` round: the best coarse matches at
+        both of its corners (the coarse scan sees the band at the row's edge; a top card lying 2 px
+        off it may be missing from one corner's list, rarely from both)."""
+        both = np.concatenate([self._candidates(r.lscans[way], p), self._candidates(r.lscans[1 - way], r.last - p)])
+        return np.array(list(dict.fromkeys(both.tolist())), dtype=both.dtype)
+
     def _scan_windows(self, band: np.ndarray) -> np.ndarray:
         """Corner windows at every coarse position along a band, channel-major: (P, 3, h, w) (a view)."""
         small = cv2.resize(band, (max(band.shape[1] // SCAN, STRIP_W // SCAN), STRIP_H // SCAN), interpolation=cv2.INTER_AREA)
@@ -1277,6 +1310,7 @@ class _Row:
     bands: tuple[np.ndarray, np.ndarray]
     backness: float
     ambiguous: bool
+    down: bool = False  # face-down cards: like the back, and more like it than like any face
     tops: tuple[np.ndarray, np.ndarray] = field(default=(np.zeros(0), np.zeros(0)))
     scans: list[np.ndarray] = field(default_factory=list)
     lscans: list[np.ndarray] = field(default_factory=list)

@@ -343,3 +343,76 @@ def test_a_card_on_its_edge_is_half_turned_and_two_chips_are_not(faces_dir, monk
     monkeypatch.setattr(D, "HALF_TURNED_FILL", 0.0)
     found, _ = half_turned("tango", 10009)
     assert len(found) == 1 and np.linalg.norm(found[0].center - np.array([1576, 519])) < 10
+
+
+def test_a_red_card_on_burgundy_felt_is_found(faces_dir, monkeypatch) -> None:
+    """tango_nuevo, seed 10012, seat 2: the 2d's one big red pip has the hue of the burgundy felt
+    and is as saturated, so it was taken for felt and the card fell apart; it is twice as bright
+    as the felt, and that tells them apart."""
+    import vision.detect as D
+
+    model, scene, calib = _table(faces_dir, "tango_nuevo", 10012)
+    assert scene.info["felt"] == "burgundy"
+    bright = score_scene(scene, Detector(model, calib).detect(scene.image))
+    monkeypatch.setattr(D, "FELT_BRIGHT", 1e9)  # hue and saturation alone
+    hue_only = score_scene(scene, Detector(model, calib).detect(scene.image))
+    assert any("seat 2 up #0 2d: read nothing" in e for e in hue_only.errors), hue_only.errors
+    assert not [e for e in bright.errors if "seat 2 up" in e], bright.errors
+    assert bright.up_correct > hue_only.up_correct
+    assert bright.down_found >= hue_only.down_found and bright.false_cards <= hue_only.false_cards
+
+
+def test_the_top_card_is_looked_for_among_both_corners_candidates(faces_dir, monkeypatch) -> None:
+    """plastic, seed 10007, seat 3: the top card (4h) lies 2 px off the row's edge, so the coarse
+    scan at its far corner does not rank it among the 16 candidates, and the far end read 4d at
+    0.66 (before the back rule of ``_which_way``, the other way round then won and the whole row
+    was read as face-down cards).  Its other corner's candidates hold it."""
+    import vision.detect as D
+
+    model, scene, calib = _table(faces_dir, "plastic", 10007)
+    both = score_scene(scene, Detector(model, calib).detect(scene.image))
+    monkeypatch.setattr(D.Detector, "_top_candidates", lambda self, r, way, p: self._candidates(r.lscans[way], p))
+    one = score_scene(scene, Detector(model, calib).detect(scene.image))
+    assert [e for e in one.errors if "seat 3 up" in e] == ["seed 10007 seat 3 up #3 4h: read 4d"], one.errors
+    assert not [e for e in both.errors if "seat 3 up" in e], both.errors
+
+
+def test_an_end_that_reads_as_the_back_is_not_the_top_card(faces_dir, monkeypatch) -> None:
+    """slavic_costumes, seed 10009, seat 4: the covered end of the row (a queen's costume) matched
+    the patterned back 0.87, the top card's corner (Td) 0.85; the row was read the wrong way
+    round and then as two face-down cards.  The top card lies face up, so the back's end loses."""
+    import vision.detect as D
+
+    model, scene, calib = _table(faces_dir, "slavic_costumes", 10009)
+    rule = score_scene(scene, Detector(model, calib).detect(scene.image))
+    monkeypatch.setattr(D.Detector, "_which_way", staticmethod(lambda e0, e1: 0 if e0[1] >= e1[1] else 1))
+    score_only = score_scene(scene, Detector(model, calib).detect(scene.image))
+    assert len([e for e in score_only.errors if "seat 4 up" in e]) == 3, score_only.errors
+    assert not [e for e in rule.errors if "seat 4 up" in e], rule.errors
+
+
+def test_a_row_more_like_a_face_than_the_back_is_not_face_down(faces_dir, monkeypatch) -> None:
+    """plastic, seed 10011, seat 5: at thumbnail size the row's jack of spades (red and black on
+    white) is 0.51 like plastic's red-and-white back, just over the 0.5 that makes a blob face-down
+    cards; the whole row was reported as two down cards.  Its end is a whole face, and more like
+    one: the row is read, and the real down cards (0.97 and more like the back) stay down."""
+    import vision.detect as D
+
+    model, scene, calib = _table(faces_dir, "plastic", 10011)
+    with_faces = score_scene(scene, Detector(model, calib).detect(scene.image))
+    monkeypatch.setattr(D.Detector, "_backness", _back_only(D.Detector._backness))
+    back_only = score_scene(scene, Detector(model, calib).detect(scene.image))
+    assert len([e for e in back_only.errors if "seat 5 up" in e]) == 3, back_only.errors
+    assert not [e for e in with_faces.errors if "seat 5 up" in e], with_faces.errors
+    assert with_faces.down_found == with_faces.down_total
+    assert with_faces.false_cards <= back_only.false_cards
+
+
+def _back_only(backness):  # type: ignore[no-untyped-def]
+    """``Detector._backness`` as it was: likeness to the back alone decides."""
+
+    def wrapped(self, rows):  # type: ignore[no-untyped-def]
+        self.face_thumbs = np.zeros((0, 0), np.float32)
+        backness(self, rows)
+
+    return wrapped
