@@ -690,7 +690,10 @@ class Detector:
                 near = {reads[(id(r), r.way, k)][0] for k in (i - 1, i + 1) if 0 <= k < len(positions)}
                 rescued = score >= COVERED_LOW and strip >= STRIP_RESCUE and label not in near
                 rescued = rescued or like_index.get((id(r), r.way, i), False)
-                gated = (covered and i > 0 and score < COVERED_MIN and not rescued) or i in r.ghosts
+                # (Whether a corner is there at all is the best corner match of any candidate: the strip
+                # look or the discriminant may have picked a label that matched the corner a little less.)
+                present = max(score, float(np.max(reads[(id(r), r.way, i)][3], initial=-np.inf)))
+                gated = (covered and i > 0 and present < COVERED_MIN and not rescued) or i in r.ghosts
                 if gated:
                     continue
                 tc = self._card_corners(r, p / self.scale, r.way)
@@ -1072,18 +1075,18 @@ class Detector:
         ua, uc = r.ua, r.uc
         return np.array([x0, x0 + ua * self.w_mm, x0 + ua * self.w_mm + uc * self.h_mm, x0 + uc * self.h_mm])
 
-    def _candidates(self, scores: np.ndarray, p: int) -> np.ndarray:
-        """Labels of the best coarse matches near position ``p`` (``scores``: per label, already the
-        best of each position and its neighbours), best first."""
+    def _candidates(self, scores: np.ndarray, p: int, k: int = CANDIDATES) -> np.ndarray:
+        """Labels of the ``k`` best coarse matches near position ``p`` (``scores``: per label, already
+        the best of each position and its neighbours), in no particular order."""
         j = min(p // SCAN, len(scores) - 1)
-        return self.coarse_ids[np.argpartition(-scores[j], CANDIDATES)[:CANDIDATES]] if len(self.coarse_ids) > CANDIDATES \
-            else self.coarse_ids
+        return self.coarse_ids[np.argpartition(-scores[j], k)[:k]] if len(self.coarse_ids) > k else self.coarse_ids
 
     def _top_candidates(self, r: _Row, way: int, p: int) -> np.ndarray:
         """Candidates for a top card at ``p`` of a row lying ``way`` round: the best coarse matches at
         both of its corners (the coarse scan sees the band at the row's edge; a top card lying 2 px
-        off it may be missing from one corner's list, rarely from both)."""
-        both = np.concatenate([self._candidates(r.lscans[way], p), self._candidates(r.lscans[1 - way], r.last - p)])
+        off it may be missing from one corner's list, rarely from both).  Half as many from the other
+        corner (8 from each lost top cards whose rank's neighbours crowd the list: 8s read as 6s)."""
+        both = np.concatenate([self._candidates(r.lscans[way], p), self._candidates(r.lscans[1 - way], r.last - p, CANDIDATES // 2)])
         return np.array(list(dict.fromkeys(both.tolist())), dtype=both.dtype)
 
     def _scan_windows(self, band: np.ndarray) -> np.ndarray:
