@@ -29,7 +29,10 @@ Theory of operation
    the top card ending at the row's end, gaps between a quarter and two
    thirds of a card) that maximise the matched score.  This uses the index
    corners themselves, which every deck has, instead of the thin edge between
-   two white cards, which many decks do not draw.
+   two white cards, which many decks do not draw.  Which way round: the end
+   that holds the top card's corner, and never an end that reads as the back
+   (the top card lies face up).  A blob whose ends are like the back, and more
+   like it than like any face, is face-down cards.
 4. **Reading each card.**  The best candidates from the coarse scan are
    re-matched at full template resolution with a few pixels of slack; a card
    fully in view is also read from its other corner.  The best label wins; the
