@@ -3,6 +3,7 @@
     python bench/bench_vision.py                 # the full run (a few minutes)
     python bench/bench_vision.py --scenes 4 --frames 40   # a quick look
     python bench/bench_vision.py --dev --jobs 2   # development: tuning decks only, ours only, no speed run
+    python bench/bench_vision.py --speed-only     # the speed run and the tracker's frame rate alone
 
 What it measures, all in one run:
 
@@ -227,10 +228,15 @@ def main() -> int:
                     help="development scoring: the tuning decks only (never the held-out ones), no baseline, "
                          "no speed run unless --frames is given; prints every error")
     ap.add_argument("--jobs", type=int, default=1, help="processes for the accuracy run (not for the speed run)")
+    ap.add_argument("--speed-only", action="store_true",
+                    help="only the speed run and the tracker's frame rate (no accuracy scenes: the held-out decks stay unscored)")
     args = ap.parse_args()
     cv2.setNumThreads(1)
     if args.dev:
         return dev(args)
+    if args.speed_only:
+        _speed_report(args)
+        return 0
     decks = [d for d in args.decks.split(",") if d]
     missing = [d for d in decks if d not in list_decks() and d not in EXTRA]
     if missing:
@@ -251,6 +257,11 @@ def main() -> int:
     errs = ours.errors[:15]
     if errs:
         print("first errors:\n  " + "\n  ".join(errs))
+    _speed_report(args)
+    return 0
+
+
+def _speed_report(args: argparse.Namespace) -> None:
     times, fps, cards = speed(args.speed_deck, args.frames, min(20, args.frames), args.seed + 5000)
     med = statistics.median(times)
     p90 = float(np.percentile(times, 90))
@@ -261,7 +272,6 @@ def main() -> int:
     print(f"tracker sustains {fps['cold']:.1f} frames/s reading every frame afresh, "
           f"{fps['still']:.1f} frames/s on a still table with the service's blob reuse (fresh sensor noise each frame)")
     print(f"machine load average while running: {os.getloadavg()[0]:.2f} on {os.cpu_count()} cores")
-    return 0
 
 
 if __name__ == "__main__":
