@@ -32,6 +32,7 @@ import argparse  # noqa: E402
 import statistics  # noqa: E402
 import sys  # noqa: E402
 import time  # noqa: E402
+from pathlib import Path  # noqa: E402
 
 import cv2  # noqa: E402
 import numpy as np  # noqa: E402
@@ -56,7 +57,7 @@ HELD_OUT = ("ancient_french", "anglo_modern", "dondorf", "guyenne-classic", "rhe
             "orell", "atlasnye", "anglo_poker", "tarocco", *EXTRA)  # EXTRA: designs from npm (extra_decks.py)
 
 
-def deck_faces(deck: str):  # type: ignore[no-untyped-def]
+def deck_faces(deck: str) -> Path:
     """Flat faces of an Aisleriot deck or of one of the extra (npm) designs."""
     return extra_face_dir(deck) if deck in EXTRA else face_dir(deck)
 

@@ -391,31 +391,20 @@ def test_an_end_that_reads_as_the_back_is_not_the_top_card(faces_dir, monkeypatc
     assert not [e for e in rule.errors if "seat 4 up" in e], rule.errors
 
 
-def test_a_row_more_like_a_face_than_the_back_is_not_face_down(faces_dir, monkeypatch) -> None:
+def test_a_row_more_like_a_face_than_the_back_is_not_face_down(faces_dir) -> None:
     """plastic, seed 10011, seat 5: at thumbnail size the row's jack of spades (red and black on
     white) is 0.51 like plastic's red-and-white back, just over the 0.5 that makes a blob face-down
     cards; the whole row was reported as two down cards.  Its end is a whole face, and more like
     one: the row is read, and the real down cards (0.97 and more like the back) stay down."""
-    import vision.detect as D
-
     model, scene, calib = _table(faces_dir, "plastic", 10011)
     with_faces = score_scene(scene, Detector(model, calib).detect(scene.image))
-    monkeypatch.setattr(D.Detector, "_backness", _back_only(D.Detector._backness))
-    back_only = score_scene(scene, Detector(model, calib).detect(scene.image))
+    det = Detector(model, calib)
+    det.face_thumbs = np.zeros((0, 0), np.float32)  # as it was: likeness to the back alone decides
+    back_only = score_scene(scene, det.detect(scene.image))
     assert len([e for e in back_only.errors if "seat 5 up" in e]) == 3, back_only.errors
     assert not [e for e in with_faces.errors if "seat 5 up" in e], with_faces.errors
     assert with_faces.down_found == with_faces.down_total
     assert with_faces.false_cards <= back_only.false_cards
-
-
-def _back_only(backness):  # type: ignore[no-untyped-def]
-    """``Detector._backness`` as it was: likeness to the back alone decides."""
-
-    def wrapped(self, rows):  # type: ignore[no-untyped-def]
-        self.face_thumbs = np.zeros((0, 0), np.float32)
-        backness(self, rows)
-
-    return wrapped
 
 
 def test_a_covered_card_is_there_when_any_reading_matches_its_corner(faces_dir) -> None:
