@@ -25,6 +25,7 @@ import io
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import NamedTuple
 
 import cv2
 import numpy as np
@@ -112,26 +113,35 @@ def embed2(windows: np.ndarray, mean: np.ndarray, weight: np.ndarray) -> tuple[n
 
 def embed2_channel_major(x: np.ndarray, mean: np.ndarray, weight: np.ndarray,
                          n: tuple[int, ...] | None = None) -> tuple[np.ndarray, np.ndarray]:
-    """:func:`embed2` of windows already laid out (N, c, h, w) float32 and contiguous; ``x`` is overwritten.
-
-    The detector cuts its windows straight into this layout (one copy, not three).
-    """
-    c, h, w = x.shape[1:]
+    """:func:`embed2` of windows already laid out (N, c, h, w) float32 and contiguous; ``x`` is overwritten."""
     shape = n if n is not None else (len(x),)
-    pooled = plain_channel_major(x)
-    plain = pooled.reshape(*shape, -1).copy()
+    plain = plain_channel_major(x)
+    return plain.reshape(*shape, -1), embed_plain(plain, mean, weight).reshape(*shape, -1)
+
+
+def embed_plain(plain: np.ndarray, mean: np.ndarray, weight: np.ndarray) -> np.ndarray:
+    """Plain windows (N, D), as :func:`plain_channel_major` or :func:`plain_windows` give them -> embedded (N, D).
+
+    The deck's average corner is subtracted and the rest weighted by where the cards differ.
+    """
+    m, wt, _ = _pooled_statistics(mean, weight)
+    pooled = plain - m
+    pooled *= wt
+    pooled /= np.sqrt(np.einsum("nd,nd->n", pooled, pooled))[:, None] + 1e-6
+    return pooled
+
+
+def _pooled_statistics(mean: np.ndarray, weight: np.ndarray) -> tuple[np.ndarray, np.ndarray, object]:
+    """The deck's average corner and weight map in the pooled layout (computed once per deck and size)."""
+    h, w, c = mean.shape
     key = (id(mean), id(weight), h, w)
-    if key not in _POOLED:  # the deck's statistics, in the embedded layout (computed once per deck and size)
+    if key not in _POOLED:
         _POOLED[key] = (
             _pool_colour(np.moveaxis(mean.reshape(1, h, w, c), 3, 1).astype(np.float32)),
             _pool_colour(np.repeat(np.moveaxis(weight.reshape(1, h, w, -1), 3, 1), c, axis=1).astype(np.float32)),
             (mean, weight),  # keep them alive so their ids stay theirs
         )
-    m, wt, _ = _POOLED[key]
-    pooled -= m
-    pooled *= wt
-    pooled /= np.sqrt(np.einsum("nd,nd->n", pooled, pooled))[:, None] + 1e-6
-    return plain, pooled.reshape(*shape, -1)
+    return _POOLED[key]
 
 
 def _channel_major(windows: np.ndarray) -> np.ndarray:
@@ -145,6 +155,128 @@ def plain_channel_major(x: np.ndarray) -> np.ndarray:
     x -= x.mean(axis=(2, 3), keepdims=True)
     x /= np.sqrt(np.einsum("nchw,nchw->n", x, x))[:, None, None, None] + 1e-6
     return _pool_colour(x)
+
+
+class RawWindows(NamedTuple):
+    """Windows gathered but not yet normalised: the pooled layout of the raw channels (K, D), and
+    each window's per-channel mean (K, 3) and spread (K,) at full resolution (what normalising uses)."""
+
+    x: np.ndarray
+    mean: np.ndarray
+    spread: np.ndarray
+
+    def rows(self, k: np.ndarray) -> RawWindows:
+        return RawWindows(self.x[k], self.mean[k], self.spread[k])
+
+
+def raw_windows(regions: list[np.ndarray]) -> RawWindows:
+    """Every STRIP_H x STRIP_W window of equal-shaped channel images (H, W, 3) float32:
+    window ``k`` of region ``n`` at ``n * dy * dx + k``, row-major over (dy, dx).
+
+    Why not cut the windows out and normalise each: neighbouring windows share almost all
+    their pixels.  Each window's brightness and 2x2 colour sums are gathered by index from
+    the regions (the colour sums made once per region), and each window's per-channel mean
+    and spread come from integral images (in float64): about half the work.
+    """
+    stack = np.stack(regions).astype(np.float32, copy=False)  # (N, Hr, Wr, 3)
+    n, hr, wr, _ = stack.shape
+    idx, oy, ox = _window_index(hr, wr)
+    tall = stack.reshape(n * hr, wr, 3)  # one image: no window straddles two regions
+    x = np.take(np.concatenate([stack.reshape(n, -1), _pairs(tall).reshape(n, -1)], axis=1), idx, axis=1)
+    rows = (np.arange(n)[:, None] * hr + oy[None, :]).ravel()
+    return RawWindows(x.reshape(n * len(oy), -1), *_window_stats(tall, rows, np.tile(ox, n), STRIP_H, STRIP_W))
+
+
+def raw_windows_at(image: np.ndarray, rows: np.ndarray, cols: np.ndarray, h: int, w: int) -> RawWindows:
+    """The ``h`` x ``w`` windows of a channel image (R, C, 3) float32 whose top left corners are
+    at ``rows``, ``cols``."""
+    r, c, _ = image.shape
+    i, j = np.divmod(np.arange(h * w), w)
+    i2, j2 = np.divmod(np.arange((h // 2) * (w // 2)), w // 2)
+    colour = r * c * 3 + (2 * i2 * c + 2 * j2) * 3
+    offsets = np.concatenate([(i * c + j) * 3, colour + 1, colour + 2])
+    src = np.concatenate([image.ravel(), _pairs(image).ravel()])
+    return RawWindows(np.take(src, ((rows * c + cols) * 3)[:, None] + offsets[None, :]), *_window_stats(image, rows, cols, h, w))
+
+
+def plain_windows(regions: list[np.ndarray]) -> np.ndarray:
+    """:func:`raw_windows` as :func:`plain_channel_major` makes them: (N * dy * dx, D)."""
+    return centred(raw_windows(regions))
+
+
+def centred(raw: RawWindows) -> np.ndarray:
+    """Raw windows made zero-mean per channel and unit norm (as at full resolution), in place."""
+    x, mu, spread = raw
+    npx = x.shape[1] * 2 // 3  # brightness at full resolution, two colour channels at a quarter
+    pooled = npx // 4
+    x[:, :npx] -= mu[:, 0:1].astype(np.float32)
+    x[:, npx : npx + pooled] -= (2 * mu[:, 1:2]).astype(np.float32)
+    x[:, npx + pooled :] -= (2 * mu[:, 2:3]).astype(np.float32)
+    x *= (1.0 / spread).astype(np.float32)[:, None]
+    return x
+
+
+def embed_raw(raw: RawWindows, mean: np.ndarray, weight: np.ndarray) -> np.ndarray:
+    """Raw windows embedded (K, D): as :func:`embed_plain` of their :func:`centred` form, in one go.
+
+    The embedding is normalised at the end, so the spread need not divide first:
+    ((x - mean * E) / s - m) * w is parallel to (x - mean * E - s * m) * w, and the
+    subtracted part is a combination of four fixed vectors.
+    """
+    m2, wt2, _ = _pooled_statistics(mean, weight)
+    m, wt = m2[0], wt2[0]
+    basis = _EMBED_BASIS.get(id(m2))
+    if basis is None:
+        npx = len(m) * 2 // 3
+        ones = np.zeros((3, len(m)), np.float32)
+        ones[0, :npx], ones[1, npx : npx + npx // 4], ones[2, npx + npx // 4 :] = 1.0, 2.0, 2.0
+        basis = _EMBED_BASIS[id(m2)] = np.vstack([ones * wt, (m * wt)[None]]).astype(np.float32)
+    x, mu, spread = raw
+    y = x * wt
+    y -= np.hstack([mu, spread[:, None]]).astype(np.float32) @ basis
+    y /= (np.sqrt(np.einsum("nd,nd->n", y, y)) + 1e-6 * spread).astype(np.float32)[:, None]
+    return y
+
+
+_EMBED_BASIS: dict[int, np.ndarray] = {}
+
+
+def _pairs(image: np.ndarray) -> np.ndarray:
+    """Each pixel's 2x2 block (it and the pixels right and below) summed and halved: the pooled
+    layout holds twice each block's mean of the colour channels."""
+    return cv2.filter2D(image, -1, _HALF_2X2, anchor=(0, 0), borderType=cv2.BORDER_REPLICATE)
+
+
+def _window_stats(image: np.ndarray, rows: np.ndarray, cols: np.ndarray, h: int, w: int) -> tuple[np.ndarray, np.ndarray]:
+    """Per-channel mean (K, 3) and spread (K,) of the full-resolution ``h`` x ``w`` windows of
+    ``image`` at ``rows``, ``cols``, from integral images."""
+    total, squares = cv2.integral2(image, sdepth=cv2.CV_64F, sqdepth=cv2.CV_64F)
+
+    def window_sums(integral: np.ndarray) -> np.ndarray:
+        i = integral.reshape(image.shape[0] + 1, image.shape[1] + 1, 3)
+        return i[rows + h, cols + w] - i[rows, cols + w] - i[rows + h, cols] + i[rows, cols]  # (K, 3)
+
+    npx = h * w
+    mu = window_sums(total) / npx
+    return mu, np.sqrt(np.maximum((window_sums(squares) - npx * mu * mu).sum(axis=1), 0.0)) + 1e-6
+
+
+_HALF_2X2 = np.full((2, 2), 0.5, np.float32)
+_WINDOW_INDEX: dict[tuple[int, int], tuple[np.ndarray, np.ndarray, np.ndarray]] = {}
+
+
+def _window_index(hr: int, wr: int) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """Where each STRIP window's pooled vector comes from in a region (Hr, Wr, 3) followed by its
+    2x2 colour sums: (dy*dx, D) flat indices; and each window's origin row and column."""
+    if (hr, wr) not in _WINDOW_INDEX:
+        h, w = STRIP_H, STRIP_W
+        oy, ox = np.divmod(np.arange((hr - h + 1) * (wr - w + 1)), wr - w + 1)
+        i, j = np.divmod(np.arange(h * w), w)
+        i2, j2 = np.divmod(np.arange((h // 2) * (w // 2)), w // 2)
+        colour = hr * wr * 3 + (2 * i2 * wr + 2 * j2) * 3
+        offsets = np.concatenate([(i * wr + j) * 3, colour + 1, colour + 2])
+        _WINDOW_INDEX[(hr, wr)] = ((oy * wr + ox)[:, None] * 3 + offsets[None, :]).astype(np.intp), oy, ox
+    return _WINDOW_INDEX[(hr, wr)]
 
 
 _POOLED: dict[tuple[int, int, int, int], tuple[np.ndarray, np.ndarray, tuple[np.ndarray, np.ndarray]]] = {}

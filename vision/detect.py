@@ -76,11 +76,15 @@ from vision.deck import (
     STRIP_Y0,
     THUMB,
     DeckModel,
+    RawWindows,
+    centred,
     channels,
     embed,
-    embed2_channel_major,
+    embed_raw,
     normalize,
-    plain_channel_major,
+    plain_windows,
+    raw_windows,
+    raw_windows_at,
 )
 
 MIN_GAP, MAX_GAP = 0.22, 0.68  # stud row offsets, as fractions of a card width
@@ -578,11 +582,15 @@ class Detector:
         self._strips: dict[tuple[int, int, int], tuple[np.ndarray, np.ndarray]] = {}  # ... and its strip score
         face_rows = [r for r in rows if not r.down]
         # Coarse scan of both bands of every face row in one matrix product.
-        wins = [self._scan_windows(band[PAD_Y : PAD_Y + STRIP_H]) for r in face_rows for band in r.bands]
-        if wins:
-            x = np.concatenate(wins, out=np.empty((sum(map(len, wins)), *wins[0].shape[1:]), np.float32))  # C order
-            scores = embed2_channel_major(x, self.c_mean, self.c_weight)[1] @ self.coarse
-            bounds = np.cumsum([0] + [len(w) for w in wins])
+        smalls = [self._scan_band(band[PAD_Y : PAD_Y + STRIP_H]) for r in face_rows for band in r.bands]
+        if smalls:
+            # every band side by side in one image; a window at every position that lies in one band
+            n_pos = [s.shape[1] - STRIP_W // SCAN + 1 for s in smalls]
+            lefts = np.cumsum([0] + [s.shape[1] for s in smalls[:-1]])
+            cols = np.concatenate([s0 + np.arange(n) for s0, n in zip(lefts, n_pos, strict=True)])
+            raw = raw_windows_at(np.concatenate(smalls, axis=1), np.zeros_like(cols), cols, STRIP_H // SCAN, STRIP_W // SCAN)
+            scores = embed_raw(raw, self.c_mean, self.c_weight) @ self.coarse
+            bounds = np.cumsum([0, *n_pos])
             lab = np.maximum(scores[:, 0::2], scores[:, 1::2])  # per label: either plain view
             near = lab.copy()  # ... the best of each position and its neighbours within its band
             near[1:] = np.maximum(near[1:], lab[:-1])
@@ -966,7 +974,7 @@ class Detector:
         aligned its simulated views.
         """
         n, s_max = labs.shape
-        flat = plain_channel_major(_corner_windows(regions))
+        flat = plain_windows(regions)
         plain = flat.reshape(n, -1, flat.shape[1])  # (R, W, D)
         pv = self.deck.plain[self.primary[labs]]  # (R, S, 2, D)
         corr = np.matmul(pv.reshape(n, -1, plain.shape[2]), plain.transpose(0, 2, 1))  # (R, 2S, W)
@@ -1092,11 +1100,9 @@ class Detector:
         both = np.concatenate([self._candidates(r.lscans[way], p), self._candidates(r.lscans[1 - way], r.last - p, CANDIDATES // 2)])
         return np.array(list(dict.fromkeys(both.tolist())), dtype=both.dtype)
 
-    def _scan_windows(self, band: np.ndarray) -> np.ndarray:
-        """Corner windows at every coarse position along a band, channel-major: (P, 3, h, w) (a view)."""
-        small = cv2.resize(band, (max(band.shape[1] // SCAN, STRIP_W // SCAN), STRIP_H // SCAN), interpolation=cv2.INTER_AREA)
-        win = np.lib.stride_tricks.sliding_window_view(small.transpose(2, 0, 1), STRIP_W // SCAN, axis=2)  # (3, h, P, w)
-        return win.transpose(2, 0, 1, 3)
+    def _scan_band(self, band: np.ndarray) -> np.ndarray:
+        """A band at the coarse scan's scale (half the template's): (STRIP_H / SCAN, >= STRIP_W / SCAN, 3)."""
+        return cv2.resize(band, (max(band.shape[1] // SCAN, STRIP_W // SCAN), STRIP_H // SCAN), interpolation=cv2.INTER_AREA)
 
     def _plan(self, scores: np.ndarray, last: int) -> list[int]:
         """Card left edges (template px) maximising the matched score: first at 0, last at ``last``."""
@@ -1193,17 +1199,18 @@ class Detector:
                 fresh.append((ck, idx[-1]))
             index.append(idx)
         if regions:
-            plain_all, emb_all = embed2_channel_major(_corner_windows(regions), self.deck.mean, self.deck.weight)
+            raw_all = raw_windows(regions)
+            emb_all = embed_raw(raw_all, self.deck.mean, self.deck.weight)
             for ck, entry in fresh:
                 start, n = entry[0] * entry[1], entry[1]
-                entry[0:2] = [plain_all[start : start + n], emb_all[start : start + n]]
+                entry[0:2] = [raw_all.rows(slice(start, start + n)), emb_all[start : start + n]]
                 cache[ck] = entry
         nj = len(jobs)
         # One row per view (a top card has two): its windows and its job's candidates.
         vj = np.array([j for j, idx in enumerate(index) for _ in idx])
         nv = np.array([len(idx) for idx in index])
         emb = np.stack([e for idx in index for _p, e, _x, _o in idx])  # (V, W, D)
-        plain = np.stack([pl for idx in index for pl, _e, _x, _o in idx])
+        raws = [raw for idx in index for raw, _e, _x, _o in idx]  # each view's raw windows: only a few are needed
         nwin = emb.shape[1]
         ncand = np.array([len(c) for *_x, c in jobs])
         lmax = int(ncand.max())
@@ -1214,7 +1221,7 @@ class Detector:
         if lmax > SHORTLIST:
             # Shortlist on the two plain views of each candidate, then the full match on the few left.
             tp = self.deck.templates[self.primary[cand[vj]].reshape(len(vj), -1)]  # (V, 2L, D)
-            pre = np.matmul(emb, tp.transpose(0, 2, 1)).reshape(len(vj), nwin, lmax, 2).max(axis=(1, 3))  # (V, L)
+            pre = np.matmul(emb, tp.transpose(0, 2, 1)).max(axis=1).reshape(len(vj), lmax, 2).max(axis=2)  # (V, L)
             pre = np.add.reduceat(pre, np.cumsum(np.r_[0, nv[:-1]]), axis=0)
             pre = np.where(valid, pre, -np.inf)
             keep = np.argsort(-pre, axis=1, kind="stable")[:, :SHORTLIST]
@@ -1232,7 +1239,9 @@ class Detector:
         wb = best.argmax(axis=1)  # (V, S)
         vi = np.arange(len(vj))[:, None]
         tb = tids.reshape(len(vj), ns, g)[vi, np.arange(ns)[None, :], gbest.reshape(len(vj), nwin, ns)[vi, wb, np.arange(ns)[None, :]]]
-        plain_best = np.einsum("vsd,vsd->vs", plain[vi, wb], self.deck.plain[tb])
+        at_best = RawWindows(*(np.concatenate([part[w] for part, w in zip(parts, wb, strict=True)])
+                               for parts in zip(*raws, strict=True)))  # (V * S, ...)
+        plain_best = np.einsum("vsd,vsd->vs", centred(at_best).reshape(*wb.shape, -1), self.deck.plain[tb])
         best[vi, wb, np.arange(ns)[None, :]] += np.minimum(0.0, plain_best - PLAIN_MIN)
         per_view = best.max(axis=1)  # (V, S)
         starts = np.cumsum(np.r_[0, nv[:-1]])
@@ -1252,16 +1261,6 @@ class Detector:
             c = cand[j][valid[j]]
             out.append((int(cand[j, k]), float(total[j, k]), best_x, c, total[j][valid[j]], corner))
         return out
-
-
-def _corner_windows(regions: list[np.ndarray]) -> np.ndarray:
-    """Every STRIP_H x STRIP_W window of equal-shaped band regions, channel-major: (N * dy * dx, 3, H, W).
-
-    Window ``k`` of region ``n`` is at ``n * dy * dx + k``, row-major over (dy, dx); one copy.
-    """
-    stack = np.stack(regions)  # (N, Hr, Wr, 3)
-    win = np.lib.stride_tricks.sliding_window_view(stack, (STRIP_H, STRIP_W), axis=(1, 2))  # (N, dy, dx, 3, H, W)
-    return np.ascontiguousarray(win.reshape(-1, 3, STRIP_H, STRIP_W), dtype=np.float32)
 
 
 _STRIP_CACHE: dict[tuple[object, ...], tuple[object, ...]] = {}
