@@ -124,23 +124,26 @@ def embed_plain(plain: np.ndarray, mean: np.ndarray, weight: np.ndarray) -> np.n
 
     The deck's average corner is subtracted and the rest weighted by where the cards differ.
     """
-    m, wt, _ = _pooled_statistics(mean, weight)
+    m, wt, _basis, _ = _pooled_statistics(mean, weight)
     pooled = plain - m
     pooled *= wt
     pooled /= np.sqrt(np.einsum("nd,nd->n", pooled, pooled))[:, None] + 1e-6
     return pooled
 
 
-def _pooled_statistics(mean: np.ndarray, weight: np.ndarray) -> tuple[np.ndarray, np.ndarray, object]:
-    """The deck's average corner and weight map in the pooled layout (computed once per deck and size)."""
+def _pooled_statistics(mean: np.ndarray, weight: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray, object]:
+    """The deck's average corner and weight map in the pooled layout, (1, D) each, and the basis
+    :func:`embed_raw` subtracts, (4, D) (computed once per deck and size)."""
     h, w, c = mean.shape
     key = (id(mean), id(weight), h, w)
     if key not in _POOLED:
-        _POOLED[key] = (
-            _pool_colour(np.moveaxis(mean.reshape(1, h, w, c), 3, 1).astype(np.float32)),
-            _pool_colour(np.repeat(np.moveaxis(weight.reshape(1, h, w, -1), 3, 1), c, axis=1).astype(np.float32)),
-            (mean, weight),  # keep them alive so their ids stay theirs
-        )
+        m = _pool_colour(np.moveaxis(mean.reshape(1, h, w, c), 3, 1).astype(np.float32))
+        wt = _pool_colour(np.repeat(np.moveaxis(weight.reshape(1, h, w, -1), 3, 1), c, axis=1).astype(np.float32))
+        npx = h * w
+        ones = np.zeros((3, m.shape[1]), np.float32)  # what a unit mean of each channel adds to a window
+        ones[0, :npx], ones[1, npx : npx + npx // 4], ones[2, npx + npx // 4 :] = 1.0, 2.0, 2.0
+        basis = np.vstack([ones * wt, m * wt]).astype(np.float32)
+        _POOLED[key] = (m, wt, basis, (mean, weight))  # mean and weight kept alive so their ids stay theirs
     return _POOLED[key]
 
 
@@ -165,7 +168,7 @@ class RawWindows(NamedTuple):
     mean: np.ndarray
     spread: np.ndarray
 
-    def rows(self, k: np.ndarray) -> RawWindows:
+    def rows(self, k: np.ndarray | slice) -> RawWindows:
         return RawWindows(self.x[k], self.mean[k], self.spread[k])
 
 
@@ -190,13 +193,9 @@ def raw_windows(regions: list[np.ndarray]) -> RawWindows:
 def raw_windows_at(image: np.ndarray, rows: np.ndarray, cols: np.ndarray, h: int, w: int) -> RawWindows:
     """The ``h`` x ``w`` windows of a channel image (R, C, 3) float32 whose top left corners are
     at ``rows``, ``cols``."""
-    r, c, _ = image.shape
-    i, j = np.divmod(np.arange(h * w), w)
-    i2, j2 = np.divmod(np.arange((h // 2) * (w // 2)), w // 2)
-    colour = r * c * 3 + (2 * i2 * c + 2 * j2) * 3
-    offsets = np.concatenate([(i * c + j) * 3, colour + 1, colour + 2])
     src = np.concatenate([image.ravel(), _pairs(image).ravel()])
-    return RawWindows(np.take(src, ((rows * c + cols) * 3)[:, None] + offsets[None, :]), *_window_stats(image, rows, cols, h, w))
+    at = (rows * image.shape[1] + cols) * 3
+    return RawWindows(np.take(src, at[:, None] + _offsets(h, w, *image.shape[:2])[None, :]), *_window_stats(image, rows, cols, h, w))
 
 
 def plain_windows(regions: list[np.ndarray]) -> np.ndarray:
@@ -208,10 +207,10 @@ def centred(raw: RawWindows) -> np.ndarray:
     """Raw windows made zero-mean per channel and unit norm (as at full resolution), in place."""
     x, mu, spread = raw
     npx = x.shape[1] * 2 // 3  # brightness at full resolution, two colour channels at a quarter
-    pooled = npx // 4
+    quarter = npx // 4
     x[:, :npx] -= mu[:, 0:1].astype(np.float32)
-    x[:, npx : npx + pooled] -= (2 * mu[:, 1:2]).astype(np.float32)
-    x[:, npx + pooled :] -= (2 * mu[:, 2:3]).astype(np.float32)
+    x[:, npx : npx + quarter] -= (2 * mu[:, 1:2]).astype(np.float32)
+    x[:, npx + quarter :] -= (2 * mu[:, 2:3]).astype(np.float32)
     x *= (1.0 / spread).astype(np.float32)[:, None]
     return x
 
@@ -223,22 +222,12 @@ def embed_raw(raw: RawWindows, mean: np.ndarray, weight: np.ndarray) -> np.ndarr
     ((x - mean * E) / s - m) * w is parallel to (x - mean * E - s * m) * w, and the
     subtracted part is a combination of four fixed vectors.
     """
-    m2, wt2, _ = _pooled_statistics(mean, weight)
-    m, wt = m2[0], wt2[0]
-    basis = _EMBED_BASIS.get(id(m2))
-    if basis is None:
-        npx = len(m) * 2 // 3
-        ones = np.zeros((3, len(m)), np.float32)
-        ones[0, :npx], ones[1, npx : npx + npx // 4], ones[2, npx + npx // 4 :] = 1.0, 2.0, 2.0
-        basis = _EMBED_BASIS[id(m2)] = np.vstack([ones * wt, (m * wt)[None]]).astype(np.float32)
+    _m, wt, basis, _ = _pooled_statistics(mean, weight)
     x, mu, spread = raw
     y = x * wt
     y -= np.hstack([mu, spread[:, None]]).astype(np.float32) @ basis
     y /= (np.sqrt(np.einsum("nd,nd->n", y, y)) + 1e-6 * spread).astype(np.float32)[:, None]
     return y
-
-
-_EMBED_BASIS: dict[int, np.ndarray] = {}
 
 
 def _pairs(image: np.ndarray) -> np.ndarray:
@@ -269,17 +258,22 @@ def _window_index(hr: int, wr: int) -> tuple[np.ndarray, np.ndarray, np.ndarray]
     """Where each STRIP window's pooled vector comes from in a region (Hr, Wr, 3) followed by its
     2x2 colour sums: (dy*dx, D) flat indices; and each window's origin row and column."""
     if (hr, wr) not in _WINDOW_INDEX:
-        h, w = STRIP_H, STRIP_W
-        oy, ox = np.divmod(np.arange((hr - h + 1) * (wr - w + 1)), wr - w + 1)
-        i, j = np.divmod(np.arange(h * w), w)
-        i2, j2 = np.divmod(np.arange((h // 2) * (w // 2)), w // 2)
-        colour = hr * wr * 3 + (2 * i2 * wr + 2 * j2) * 3
-        offsets = np.concatenate([(i * wr + j) * 3, colour + 1, colour + 2])
-        _WINDOW_INDEX[(hr, wr)] = ((oy * wr + ox)[:, None] * 3 + offsets[None, :]).astype(np.intp), oy, ox
+        oy, ox = np.divmod(np.arange((hr - STRIP_H + 1) * (wr - STRIP_W + 1)), wr - STRIP_W + 1)
+        idx = ((oy * wr + ox) * 3)[:, None] + _offsets(STRIP_H, STRIP_W, hr, wr)[None, :]
+        _WINDOW_INDEX[(hr, wr)] = idx.astype(np.intp), oy, ox
     return _WINDOW_INDEX[(hr, wr)]
 
 
-_POOLED: dict[tuple[int, int, int, int], tuple[np.ndarray, np.ndarray, tuple[np.ndarray, np.ndarray]]] = {}
+def _offsets(h: int, w: int, r: int, c: int) -> np.ndarray:
+    """Flat offsets of an ``h`` x ``w`` window's pooled vector from its top left pixel, in an image
+    (r, c, 3) followed by its :func:`_pairs`: brightness at every pixel, colour at every other."""
+    i, j = np.divmod(np.arange(h * w), w)
+    i2, j2 = np.divmod(np.arange((h // 2) * (w // 2)), w // 2)
+    colour = r * c * 3 + (2 * i2 * c + 2 * j2) * 3
+    return np.concatenate([(i * c + j) * 3, colour + 1, colour + 2])
+
+
+_POOLED: dict[tuple[int, int, int, int], tuple[np.ndarray, np.ndarray, np.ndarray, tuple[np.ndarray, np.ndarray]]] = {}
 
 
 def _pool_colour(x: np.ndarray) -> np.ndarray:
