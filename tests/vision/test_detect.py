@@ -2,6 +2,10 @@
 
 from __future__ import annotations
 
+import dataclasses
+import functools
+from pathlib import Path
+
 import cv2
 import numpy as np
 import pytest
@@ -13,12 +17,19 @@ from vision.evaluate import Score, score_scene
 from vision.scene import FaceSet, Scene, render_scene
 
 
+@functools.cache
+def _enrolled(directory: Path) -> DeckModel:
+    """A deck enrolled from its flat faces and back, once per test session (enrollment is deterministic,
+    see test_discriminant.py; no test changes the model it is given)."""
+    faces, back = read_face_dir(directory)
+    return enroll(faces, back, directory.name)
+
+
 def _table(faces_dir, deck: str, seed: int) -> tuple[DeckModel, Scene, Calibration]:  # type: ignore[no-untyped-def]
     """A deck enrolled from its flat faces, a table picture of it, and the calibration from its markers."""
     directory = faces_dir(deck)
-    faces, back = read_face_dir(directory)
     scene = render_scene(FaceSet.load(directory), seed)
-    return enroll(faces, back, deck), scene, calibrate(scene.image, scene.layout)
+    return _enrolled(directory), scene, calibrate(scene.image, scene.layout)
 
 
 @pytest.mark.parametrize("deck", ["anglo", "tigullio", "bellot"])
@@ -41,8 +52,7 @@ def test_reads_full_tables(faces_dir, deck: str) -> None:
 def test_stud_row_of_four_close_up(faces_dir) -> None:
     """Large cards, steep camera: every card of four-card rows, the covered three by their corners alone."""
     directory = faces_dir("anglo")
-    faces, back = read_face_dir(directory)
-    model = enroll(faces, back)
+    model = _enrolled(directory)
     scene = render_scene(FaceSet.load(directory), 7, seats=3, street=6, close_up=True, all_active=True)
     assert scene.info["card_px"] > 100
     det = Detector(model, calibrate(scene.image, scene.layout))
@@ -86,8 +96,7 @@ def test_reuse_gives_the_same_cards_on_a_still_table(faces_dir) -> None:
     import time
 
     directory = faces_dir("paris")
-    faces, back = read_face_dir(directory)
-    model = enroll(faces, back)
+    model = _enrolled(directory)
     scene = render_scene(FaceSet.load(directory), 77, seats=6, street=5, all_active=True, close_up=False)
     calib = calibrate(scene.image, scene.layout)
     plain, fast = Detector(model, calib), Detector(model, calib, reuse=True)
@@ -126,8 +135,7 @@ def test_sliding_median_by_counting() -> None:
 def test_no_card_is_read_twice(faces_dir) -> None:
     """One deck: when two cards read as the same card, the less sure one takes its next reading."""
     directory = faces_dir("anglo")
-    faces, back = read_face_dir(directory)
-    model = enroll(faces, back)
+    model = _enrolled(directory)
     scene = render_scene(FaceSet.load(directory), 101, seats=8, street=6, all_active=True)
     det = Detector(model, calibrate(scene.image, scene.layout))
     dets = det.detect(scene.image)
@@ -158,21 +166,16 @@ def test_strip_look_reads_what_the_corner_cannot(faces_dir) -> None:
     import vision.detect as D
 
     directory = faces_dir("anglo")
-    faces, back = read_face_dir(directory)
-    model = enroll(faces, back)
+    enrolled = _enrolled(directory)
+    model = dataclasses.replace(enrolled, lda_w=enrolled.lda_w[:0])  # the strip look on its own, without the discriminant
+    corner_only = dataclasses.replace(model, cards=model.cards[:0])  # a deck without whole-card templates
     fs = FaceSet.load(directory)
-    object.__setattr__(model, "lda_w", model.lda_w[:0])  # the strip look on its own, without the discriminant
     with_strip, without = Score(), Score()
     for seed in (10002, 10006, 10009):
         scene = render_scene(fs, seed)
         calib = calibrate(scene.image, scene.layout)
         with_strip.add(score_scene(scene, Detector(model, calib).detect(scene.image)))
-        cards = model.cards
-        object.__setattr__(model, "cards", cards[:0])  # a deck without whole-card templates: corner only
-        try:
-            without.add(score_scene(scene, Detector(model, calib).detect(scene.image)))
-        finally:
-            object.__setattr__(model, "cards", cards)
+        without.add(score_scene(scene, Detector(corner_only, calib).detect(scene.image)))
     assert D.STRIP_LAMBDA > 0
     assert with_strip.up_correct > without.up_correct, (with_strip.errors, without.errors)
 
@@ -185,21 +188,16 @@ def test_discriminant_tells_suits_the_correlation_confuses(faces_dir) -> None:
     read them right, and must not turn any right reading of these tables wrong.
     """
     directory = faces_dir("bellot")
-    faces, back = read_face_dir(directory)
-    model = enroll(faces, back, "bellot")
+    model = _enrolled(directory)
     assert model.lda_w.shape[1] == 104
     fs = FaceSet.load(directory)
     with_lda, without = Score(), Score()
-    lda_w = model.lda_w
+    no_lda = dataclasses.replace(model, lda_w=model.lda_w[:0])
     for seed in (10009, 10011):
         scene = render_scene(fs, seed)
         calib = calibrate(scene.image, scene.layout)
         with_lda.add(score_scene(scene, Detector(model, calib).detect(scene.image)))
-        object.__setattr__(model, "lda_w", lda_w[:0])
-        try:
-            without.add(score_scene(scene, Detector(model, calib).detect(scene.image)))
-        finally:
-            object.__setattr__(model, "lda_w", lda_w)
+        without.add(score_scene(scene, Detector(no_lda, calib).detect(scene.image)))
     assert with_lda.up_correct >= without.up_correct + 2, (with_lda.errors, without.errors)
     assert not set(with_lda.errors) - set(without.errors), with_lda.errors
 
@@ -211,8 +209,7 @@ def test_a_pip_in_a_wide_strip_is_not_a_card(faces_dir, monkeypatch) -> None:
     import vision.detect as D
 
     directory = faces_dir("anglo")
-    faces, back = read_face_dir(directory)
-    model = enroll(faces, back, "anglo")
+    model = _enrolled(directory)
     fs = FaceSet.load(directory)
     scenes = [render_scene(fs, seed) for seed in (20007, 20010)]
     calibs = [calibrate(s.image, s.layout) for s in scenes]
@@ -231,8 +228,7 @@ def test_a_row_bitten_by_felt_coloured_art_is_still_a_row(faces_dir) -> None:
     """swiss-xvii's king of spades wears green; on green felt his picture is background and bites
     into the row's blob (it fills only two thirds of its rectangle).  The row is still read."""
     directory = faces_dir("swiss-xvii")
-    faces, back = read_face_dir(directory)
-    model = enroll(faces, back, "swiss-xvii")
+    model = _enrolled(directory)
     scene = render_scene(FaceSet.load(directory), 20000)
     row = [c for c in scene.cards if c.seat == 6 and c.role == "up"]
     assert [c.code for c in row] == ["3d", "5h", "Ks"]
