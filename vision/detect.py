@@ -537,10 +537,7 @@ class Detector:
         if not small:
             return
         h, w = small[0].shape[:2]
-        x = channels(np.stack(small).reshape(-1, w, 3)).reshape(len(small), h, w, 3)
-        x -= x.mean(axis=(1, 2), keepdims=True)
-        x = x.reshape(len(x), -1)
-        x /= np.maximum(np.sqrt(np.einsum("nd,nd->n", x, x)), 1e-6)[:, None]
+        x = normalize(channels(np.stack(small).reshape(-1, w, 3)).reshape(len(small), h, w, 3)).reshape(len(small), -1)
         like = (x @ self.deck.back_thumbs.T).max(axis=1)
         face = (x @ self.face_thumbs.T).max(axis=1) if len(self.face_thumbs) else np.zeros(len(x), np.float32)
         k = 0
