@@ -2,6 +2,7 @@
 
     python bench/bench_vision_ab.py aa7ffcc            # that commit's vision/detect.py against the working tree's
     python bench/bench_vision_ab.py aa7ffcc HEAD --deck anglo --rounds 12
+    python bench/bench_vision_ab.py /tmp/detect_variant.py          # a file instead of a revision
 
 Why: on a shared machine the frame time of one run wanders by a few milliseconds
 from run to run, more than a change worth making saves.  Here both detectors read
@@ -42,9 +43,11 @@ ROOT = Path(__file__).resolve().parent.parent
 
 
 def detect_module(rev: str | None, name: str, tmp: Path) -> ModuleType:
-    """``vision/detect.py`` as it was at ``rev`` (None: the working tree), loaded as module ``name``."""
+    """``vision/detect.py`` as it was at ``rev`` (None: the working tree; a path: that file), loaded as module ``name``."""
     if rev is None:
         path = ROOT / "vision" / "detect.py"
+    elif rev.endswith(".py") and Path(rev).is_file():  # a variant kept aside while trying things
+        path = Path(rev)
     else:
         text = subprocess.run(["git", "-C", str(ROOT), "show", f"{rev}:vision/detect.py"],
                               check=True, capture_output=True, text=True).stdout

@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import functools
 import json
+import math
 from dataclasses import dataclass
 from typing import Any
 
@@ -52,8 +53,18 @@ class Calibration:
     def px_per_mm(self, table_pt: tuple[float, float]) -> float:
         """Local image scale at a table point (geometric mean of the two axes)."""
         x, y = table_pt
-        q = self.to_image(np.array([[x, y], [x + 10, y], [x, y + 10]]))
-        return float(np.sqrt(np.linalg.norm(q[1] - q[0]) * np.linalg.norm(q[2] - q[0])) / 10)
+        (a, b, c), (d, e, f), (g, h, i) = self._t2i_rows
+
+        def image(u: float, v: float) -> tuple[float, float]:  # plain floats: called per row, per frame
+            w = g * u + h * v + i
+            return (a * u + b * v + c) / w, (d * u + e * v + f) / w
+
+        (x0, y0), (x1, y1), (x2, y2) = image(x, y), image(x + 10, y), image(x, y + 10)
+        return math.sqrt(math.hypot(x1 - x0, y1 - y0) * math.hypot(x2 - x0, y2 - y0)) / 10
+
+    @functools.cached_property
+    def _t2i_rows(self) -> tuple[tuple[float, ...], ...]:
+        return tuple(tuple(float(v) for v in row) for row in self.table_to_image)
 
     def to_dict(self) -> dict[str, Any]:
         return {

@@ -76,16 +76,16 @@ from vision.deck import (
     STRIP_Y0,
     THUMB,
     DeckModel,
-    RawWindows,
+    WindowSource,
     centred,
     channels,
     embed,
     embed_raw,
+    embedding_terms,
     normalize,
-    plain_windows,
-    raw_windows,
     raw_windows_at,
 )
+from vision.window_match import gather_windows, window_scores
 
 MIN_GAP, MAX_GAP = 0.22, 0.68  # stud row offsets, as fractions of a card width
 SCAN = 2  # coarse scan subsampling (pixels of the template scale)
@@ -355,6 +355,10 @@ class Detector:
         self.c_weight = cv2.resize(deck.weight, cs, interpolation=cv2.INTER_AREA)[:, :, None]
         self.coarse = embed(small, self.c_mean, self.c_weight).T.copy()  # (D, N)
         self.labels = deck.labels
+        # the fine match's templates with the weight map folded in (see vision.window_match)
+        self._wt, self._basis = embedding_terms(deck.mean, deck.weight)
+        self._weighted = np.ascontiguousarray(deck.templates * self._wt[None, :], dtype=np.float32)
+        self._shift = np.ascontiguousarray(deck.templates @ self._basis.T, dtype=np.float32)
         self.is_face = deck.labels != BACK
         # every face, both ways round, at the back-thumbnail size (a row end that is a whole face)
         plain_faces = deck.cards[(deck.variants == 0) & self.is_face] if len(deck.cards) else deck.cards
@@ -575,9 +579,16 @@ class Detector:
 
     # -- recognition, batched over the whole frame ---------------------------------------------
     def _read_rows(self, rows: list[_Row]) -> list[Detection]:
-        self._emb_cache: dict[tuple[int, ...], list] = {}  # type: ignore[type-arg]
         self._strips: dict[tuple[int, int, int], tuple[np.ndarray, np.ndarray]] = {}  # ... and its strip score
         face_rows = [r for r in rows if not r.down]
+        # Every face row's two bands side by side in one image, whose corner windows the fine match
+        # gathers by index (the colour sums and integral images made once a frame).
+        bands = [band for r in face_rows for band in r.bands]
+        if bands:
+            lefts = np.cumsum([0] + [b.shape[1] for b in bands[:-1]]).tolist()
+            for k, r in enumerate(face_rows):
+                r.atlas_cols = (lefts[2 * k], lefts[2 * k + 1])
+            self._atlas = WindowSource(np.concatenate(bands, axis=1), STRIP_H, STRIP_W)
         # Coarse scan of both bands of every face row in one matrix product.
         smalls = [self._scan_band(band[PAD_Y : PAD_Y + STRIP_H]) for r in face_rows for band in r.bands]
         if smalls:
@@ -953,25 +964,30 @@ class Detector:
             if e >= EXPLAIN_MIN and reads[(id(r), r.way, k)][1] < EXPLAIN_SCORE:
                 r.ghosts.add(k)
 
-    def _corner_region(self, band: np.ndarray, corner: tuple[int, int]) -> np.ndarray | None:
-        """A read corner and +-LDA_SLACK px around it (where the fine match put it), or None off the band."""
+    def _corner_at(self, r: _Row, band_way: int, corner: tuple[int, int]) -> tuple[int, int] | None:
+        """Where the windows +-LDA_SLACK px around a read corner (where the fine match put it) start in
+        the band atlas (row, column of the first), or None off the band."""
         sl = LDA_SLACK
         cx, cy = corner
+        band = r.bands[band_way]
         y0 = min(max(cy + PAD_Y - sl, 0), band.shape[0] - STRIP_H - 2 * sl)
         x0 = min(max(cx + STRIP_X0 - sl, 0), band.shape[1] - STRIP_W - 2 * sl)
         if y0 < 0 or x0 < 0:
             return None
-        return band[y0 : y0 + STRIP_H + 2 * sl, x0 : x0 + STRIP_W + 2 * sl]
+        return y0, r.atlas_cols[band_way] + x0
 
-    def _discriminant(self, regions: list[np.ndarray], labs: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-        """Discriminant scores of face labels ``labs`` (R, S) in corner regions: (scores (R, S, 2), windows (R, S, 2, D)).
+    def _discriminant(self, starts: list[tuple[int, int]], labs: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        """Discriminant scores of face labels ``labs`` (R, S) in the corner regions whose first windows
+        start at ``starts`` in the band atlas: (scores (R, S, 2), windows (R, S, 2, D)).
 
         Each label's each view (printed corner, opposite corner turned round) is scored on
         the window of the region its own plain view correlates with best, as enrollment
         aligned its simulated views.
         """
         n, s_max = labs.shape
-        flat = plain_windows(regions)
+        gy, gx = np.divmod(np.arange((2 * LDA_SLACK + 1) ** 2), 2 * LDA_SLACK + 1)
+        at = np.array(starts)
+        flat = centred(self._atlas.windows((at[:, :1] + gy).ravel(), (at[:, 1:] + gx).ravel()))
         plain = flat.reshape(n, -1, flat.shape[1])  # (R, W, D)
         pv = self.deck.plain[self.primary[labs]]  # (R, S, 2, D)
         corr = np.matmul(pv.reshape(n, -1, plain.shape[2]), plain.transpose(0, 2, 1))  # (R, 2S, W)
@@ -991,7 +1007,7 @@ class Detector:
         """
         if not self.deck.lda_w.size:
             return
-        keys, regions, labels, owners = [], [], [], []
+        keys, starts, labels, owners = [], [], [], []
         for r in face_rows:
             for i in range(len(r.positions)):
                 key = (id(r), r.way, i)
@@ -1003,20 +1019,20 @@ class Detector:
                 if top2[1] - top2[0] >= LDA_WEIGHT:
                     continue
                 for bw, c in zip([r.way, 1 - r.way][: len(corner)], corner, strict=True):
-                    region = self._corner_region(r.bands[bw], c)
-                    if region is not None:
-                        regions.append(region)
+                    start = self._corner_at(r, bw, c)
+                    if start is not None:
+                        starts.append(start)
                         labels.append(all_cand)
                         owners.append(len(keys))
                 keys.append(key)
-        if not regions:
+        if not starts:
             return
         s_max = max(len(c) for c in labels)
         lab = np.full((len(labels), s_max), -1, np.int64)
         for k, c in enumerate(labels):
             lab[k, : len(c)] = c
         face = (lab >= 0) & (lab < self.deck.lda_b.shape[0] // 2)
-        sv = self._discriminant(regions, np.where(face, lab, 0))[0].max(axis=2)  # (R, S): the better way round
+        sv = self._discriminant(starts, np.where(face, lab, 0))[0].max(axis=2)  # (R, S): the better way round
         own = np.array(owners)
         for k, key in enumerate(keys):
             sel = np.flatnonzero(own == k)
@@ -1050,17 +1066,17 @@ class Detector:
         out = np.full(len(items), np.inf)
         if not items or not self.deck.lda_w.size or not self.deck.lda_p.size or self.deck.lda_m2 <= 0:
             return out
-        regions, where, labs = [], [], []
+        starts, where, labs = [], [], []
         for n, (r, key) in enumerate(items):
             label, corner = reads[key][0], reads[key][4]
-            region = self._corner_region(r.bands[r.way], corner[0])
-            if region is not None and label < self.deck.lda_b.shape[0] // 2:
-                regions.append(region)
+            start = self._corner_at(r, r.way, corner[0])
+            if start is not None and label < self.deck.lda_b.shape[0] // 2:
+                starts.append(start)
                 where.append(n)
                 labs.append(label)
-        if not regions:
+        if not starts:
             return out
-        score, x = self._discriminant(regions, np.array(labs)[:, None])
+        score, x = self._discriminant(starts, np.array(labs)[:, None])
         score, x = score[:, 0], x[:, 0]  # (R, 2), (R, 2, D)
         quad = ((x @ self.deck.lda_p) * x).sum(axis=2)  # x'Px; one matrix product (a three-operand einsum loops naively)
         out[np.array(where)] = (quad - 2 * score).min(axis=1) / self.deck.lda_m2
@@ -1142,9 +1158,10 @@ class Detector:
         pos[-1] = last
         return pos
 
-    def _window_region(self, r: _Row, band_way: int, p: int, xs: range, dys: range) -> np.ndarray:
-        """The band region holding the corner windows of card position ``p`` at offsets ``xs`` x ``dys``
-        (template px): (H + len(dys) - 1, W + len(xs) - 1, 3); sets ``_last_origin``."""
+    def _window_origin(self, r: _Row, band_way: int, p: int, xs: range, dys: range) -> tuple[int, int, tuple[int, int]]:
+        """Where the corner windows of card position ``p`` at offsets ``xs`` x ``dys`` (template px)
+        start in the band (row, column of window 0), and the card's corner in the crop for window 0
+        (x, y - MARGIN)."""
         med = r.top_median[band_way]
         if 0 <= p < len(med):
             base_dy = int(med[p])
@@ -1156,8 +1173,7 @@ class Detector:
         y0 = min(max(y0, 0), band.shape[0] - STRIP_H - (len(dys) - 1))
         x0 = p + STRIP_X0 + xs.start
         x0 = min(max(x0, 0), band.shape[1] - STRIP_W - (len(xs) - 1))
-        self._last_origin = (x0 - STRIP_X0, y0 - PAD_Y)  # the card's corner in the crop for window 0 (x, y - MARGIN)
-        return band[y0 : y0 + STRIP_H + len(dys) - 1, x0 : x0 + STRIP_W + len(xs) - 1]
+        return y0, x0, (x0 - STRIP_X0, y0 - PAD_Y)
 
     def _refine_batch(
         self, jobs: list[tuple[_Row, int, int, list[tuple[int, int]], np.ndarray]], plain_views: bool = False,
@@ -1180,35 +1196,38 @@ class Detector:
         ``plain_views``: only the two plain views of each candidate, not the camera-like
         resamplings (enough to tell which end of a row holds a corner).
         """
-        regions: list[np.ndarray] = []  # one shape: every view of a batch has the same slack (stacked below)
-        cache = self._emb_cache  # windows already embedded this frame (a row's far end, read again as its top card)
-        fresh = []
-        index = []
+        index = []  # per job, per view: (window 0 in the band atlas (row, column), xs, the card's corner for window 0)
         for (r, _way, _i, _views, _cand), spec in zip(jobs, specs, strict=True):
             idx = []
             for band_way, p, xs, dys in spec:
-                ck = (id(r), band_way, p, xs.start, xs.stop, dys.start, dys.stop)
-                if ck in cache:
-                    idx.append(cache[ck])
-                    continue
-                regions.append(self._window_region(r, band_way, p, xs, dys))
-                idx.append([len(regions) - 1, len(xs) * len(dys), xs, self._last_origin])
-                fresh.append((ck, idx[-1]))
+                y0, x0, origin = self._window_origin(r, band_way, p, xs, dys)
+                idx.append(((y0, r.atlas_cols[band_way] + x0), xs, origin))
             index.append(idx)
-        if regions:
-            raw_all = raw_windows(regions)
-            emb_all = embed_raw(raw_all, self.deck.mean, self.deck.weight)
-            for ck, entry in fresh:
-                start, n = entry[0] * entry[1], entry[1]
-                entry[0:2] = [raw_all.rows(slice(start, start + n)), emb_all[start : start + n]]
-                cache[ck] = entry
+        _b, _p, xs0, dys0 = specs[0][0]  # one slack for every view of a batch
+        ny, nx = len(dys0), len(xs0)
+        nwin = ny * nx
         nj = len(jobs)
         # One row per view (a top card has two): its windows and its job's candidates.
         vj = np.array([j for j, idx in enumerate(index) for _ in idx])
         nv = np.array([len(idx) for idx in index])
-        emb = np.stack([e for idx in index for _p, e, _x, _o in idx])  # (V, W, D)
-        raws = [raw for idx in index for raw, _e, _x, _o in idx]  # each view's raw windows: only a few are needed
-        nwin = emb.shape[1]
+        views = [v for idx in index for v in idx]
+        at = np.array([start for start, _x, _o in views])  # (V, 2)
+        gy, gx = np.divmod(np.arange(nwin), nx)
+        win_rows, win_cols = at[:, :1] + gy[None, :], at[:, 1:] + gx[None, :]  # (V, W)
+        atlas = self._atlas
+        mu, spread = atlas.stats(win_rows.ravel(), win_cols.ravel())
+        mu, spread = mu.astype(np.float32), spread.astype(np.float32)
+
+        x = np.empty((len(at), nwin, self._weighted.shape[1]), np.float32)
+        inv = np.empty((len(at), nwin), np.float32)
+        gather_windows(atlas.bright, atlas.colour1, atlas.colour2, STRIP_H, STRIP_W, at, ny, nx, mu, spread,
+                       self._wt, self._basis, x, inv)
+
+        def scores(tids: np.ndarray) -> np.ndarray:  # (V, W, T): every window of each view against its templates
+            out = np.empty((len(at), nwin, tids.shape[1]), np.float32)
+            window_scores(x, inv, mu, spread, np.ascontiguousarray(tids), self._weighted, self._shift, out)
+            return out
+
         ncand = np.array([len(c) for *_x, c in jobs])
         lmax = int(ncand.max())
         cand = np.zeros((nj, lmax), np.int64)
@@ -1217,8 +1236,7 @@ class Detector:
         valid = np.arange(lmax)[None, :] < ncand[:, None]
         if lmax > SHORTLIST:
             # Shortlist on the two plain views of each candidate, then the full match on the few left.
-            tp = self.deck.templates[self.primary[cand[vj]].reshape(len(vj), -1)]  # (V, 2L, D)
-            pre = np.matmul(emb, tp.transpose(0, 2, 1)).max(axis=1).reshape(len(vj), lmax, 2).max(axis=2)  # (V, L)
+            pre = scores(self.primary[cand[vj]].reshape(len(vj), -1)).max(axis=1).reshape(len(vj), lmax, 2).max(axis=2)  # (V, L)
             pre = np.add.reduceat(pre, np.cumsum(np.r_[0, nv[:-1]]), axis=0)
             pre = np.where(valid, pre, -np.inf)
             keep = np.argsort(-pre, axis=1, kind="stable")[:, :SHORTLIST]
@@ -1228,7 +1246,7 @@ class Detector:
         table = self.primary if plain_views else self.label_tids
         g = table.shape[1]
         tids = table[cand[vj]].reshape(len(vj), -1)  # (V, S*G)
-        sc = np.matmul(emb, self.deck.templates[tids].transpose(0, 2, 1))  # (V, W, SG)
+        sc = scores(tids)  # (V, W, SG)
         sc = sc.reshape(len(vj), nwin * ns, g)
         gbest = sc.argmax(axis=2)  # best view/variant of each label at each window
         best = np.take_along_axis(sc, gbest[..., None], axis=2)[..., 0].reshape(len(vj), nwin, ns)  # (V, W, S)
@@ -1236,8 +1254,7 @@ class Detector:
         wb = best.argmax(axis=1)  # (V, S)
         vi = np.arange(len(vj))[:, None]
         tb = tids.reshape(len(vj), ns, g)[vi, np.arange(ns)[None, :], gbest.reshape(len(vj), nwin, ns)[vi, wb, np.arange(ns)[None, :]]]
-        at_best = RawWindows(*(np.concatenate([part[w] for part, w in zip(parts, wb, strict=True)])
-                               for parts in zip(*raws, strict=True)))  # (V * S, ...)
+        at_best = atlas.windows(win_rows[vi, wb].ravel(), win_cols[vi, wb].ravel())  # (V * S, ...)
         plain_best = np.einsum("vsd,vsd->vs", centred(at_best).reshape(*wb.shape, -1), self.deck.plain[tb])
         best[vi, wb, np.arange(ns)[None, :]] += np.minimum(0.0, plain_best - PLAIN_MIN)
         per_view = best.max(axis=1)  # (V, S)
@@ -1251,7 +1268,7 @@ class Detector:
         for j, idx in enumerate(index):
             k = int(ks[j])
             best_x, corner = [], []
-            for v, (_p, _e, xs, (ox, oy)) in enumerate(idx):
+            for v, (_start, xs, (ox, oy)) in enumerate(idx):
                 w = int(wk[first[j] + v])
                 best_x.append(xs.start + w % len(xs))
                 corner.append((ox + w % len(xs), oy + w // len(xs)))
@@ -1285,16 +1302,11 @@ def _strip_templates(deck: DeckModel) -> tuple[object, ...]:
 
 
 def _sliding_median(t: np.ndarray, n: int, lo: int, hi: int) -> np.ndarray:
-    """Median (truncated to an integer) of every ``n`` consecutive small integers of ``t``, clipped to lo..hi.
-
-    By counting: a histogram of each window from cumulative one-hot counts.
-    """
-    vmin, vmax = int(t.min()), int(t.max())
-    onehot = (t[:, None] == np.arange(vmin, vmax + 1)[None, :]).astype(np.int32)
-    cum = np.concatenate([np.zeros((1, onehot.shape[1]), np.int32), np.cumsum(onehot, axis=0)])
-    cdf = np.cumsum(cum[n:] - cum[:-n], axis=1)  # (windows, values): how many are <= each value
-    a = np.argmax(cdf >= (n + 1) // 2, axis=1) + vmin
-    b = np.argmax(cdf >= n // 2 + 1, axis=1) + vmin
+    """Median (truncated to an integer) of every ``n`` consecutive small integers of ``t``, clipped to lo..hi."""
+    t = np.ascontiguousarray(t)
+    windows = np.lib.stride_tricks.as_strided(t, (len(t) - n + 1, n), (t.strides[0], t.strides[0]), writeable=False)
+    ordered = np.sort(windows, axis=1)
+    a, b = ordered[:, (n - 1) // 2], ordered[:, n // 2]
     return np.clip(np.trunc((a + b) / 2), lo, hi).astype(np.int32)
 
 
@@ -1324,3 +1336,4 @@ class _Row:
     crop: np.ndarray | None = None  # the row at the template scale (BGR), card height plus MARGIN above and below
     full: np.ndarray | None = None  # the crop as the chosen way reads it, pooled, as blurred channels
     ghosts: set[int] = field(default_factory=set)  # planned cards the card below explains (not cards)
+    atlas_cols: tuple[int, int] = (0, 0)  # where its two bands start in the frame's band atlas
