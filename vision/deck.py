@@ -32,6 +32,7 @@ import numpy as np
 from numpy.lib.stride_tricks import sliding_window_view
 
 from engine.cards import DECK
+from vision.window_match import window_stats
 
 CARD_W = 64  # canonical card width in template pixels
 STRIP_X0, STRIP_Y0 = 1, 1
@@ -228,7 +229,7 @@ class WindowSource:
             sliding_window_view(self.colour2, (hc, wc))[:, :, ::2, ::2],
         )
         total, squares = cv2.integral2(image, sdepth=cv2.CV_64F, sqdepth=cv2.CV_64F)
-        self._total, self._squares = total.reshape(-1, 3), squares.reshape(-1, 3)
+        self._total, self._squares = total.reshape(*total.shape[:2], 3), squares.reshape(*squares.shape[:2], 3)
 
     def windows(self, rows: np.ndarray, cols: np.ndarray) -> RawWindows:
         """The windows whose top left corners are at ``rows``, ``cols`` (K,)."""
@@ -244,17 +245,9 @@ class WindowSource:
     def stats(self, rows: np.ndarray, cols: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
         """Per-channel mean (K, 3) and spread (K,) of the windows at ``rows``, ``cols`` at full
         resolution (what normalising a window uses), from the integral images, in float64."""
-        stride = self.shape[1] + 1
-        tl = rows * stride + cols
-        tr, bl = tl + self.w, tl + self.h * stride
-        br = bl + self.w
-
-        def window_sums(integral: np.ndarray) -> np.ndarray:
-            return integral[br] - integral[tr] - integral[bl] + integral[tl]
-
-        npx = self.h * self.w
-        mu = window_sums(self._total) / npx
-        spread = np.sqrt(np.maximum((window_sums(self._squares) - npx * mu * mu).sum(axis=1), 0.0)) + 1e-6
+        mu = np.empty((len(rows), 3))
+        spread = np.empty(len(rows))
+        window_stats(self._total, self._squares, rows, cols, self.h, self.w, mu, spread)
         return mu, spread
 
 

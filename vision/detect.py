@@ -76,6 +76,7 @@ from vision.deck import (
     STRIP_Y0,
     THUMB,
     DeckModel,
+    RawWindows,
     WindowSource,
     centred,
     channels,
@@ -1215,8 +1216,8 @@ class Detector:
         gy, gx = np.divmod(np.arange(nwin), nx)
         win_rows, win_cols = at[:, :1] + gy[None, :], at[:, 1:] + gx[None, :]  # (V, W)
         atlas = self._atlas
-        mu, spread = atlas.stats(win_rows.ravel(), win_cols.ravel())
-        mu, spread = mu.astype(np.float32), spread.astype(np.float32)
+        mu64, spread64 = atlas.stats(win_rows.ravel(), win_cols.ravel())
+        mu, spread = mu64.astype(np.float32), spread64.astype(np.float32)
 
         x = np.empty((len(at), nwin, self._weighted.shape[1]), np.float32)
         inv = np.empty((len(at), nwin), np.float32)
@@ -1254,7 +1255,8 @@ class Detector:
         wb = best.argmax(axis=1)  # (V, S)
         vi = np.arange(len(vj))[:, None]
         tb = tids.reshape(len(vj), ns, g)[vi, np.arange(ns)[None, :], gbest.reshape(len(vj), nwin, ns)[vi, wb, np.arange(ns)[None, :]]]
-        at_best = atlas.windows(win_rows[vi, wb].ravel(), win_cols[vi, wb].ravel())  # (V * S, ...)
+        k_best = (vi * nwin + wb).ravel()  # each label's best window, as numbered in mu and spread
+        at_best = RawWindows(x[vi, wb].reshape(len(k_best), -1), mu64[k_best], spread64[k_best])  # (V * S, ...)
         plain_best = np.einsum("vsd,vsd->vs", centred(at_best).reshape(*wb.shape, -1), self.deck.plain[tb])
         best[vi, wb, np.arange(ns)[None, :]] += np.minimum(0.0, plain_best - PLAIN_MIN)
         per_view = best.max(axis=1)  # (V, S)

@@ -109,3 +109,23 @@ def window_scores(
                         tt = tids[v, t + u_]
                         corr = m0 * shift[tt, 0] + m1 * shift[tt, 1] + m2 * shift[tt, 2] + s * shift[tt, 3]
                         out[v, jj, t + u_] = (sums[u_] - corr) * inv[v, jj]
+
+
+@numba.njit(cache=True, nogil=True)
+def window_stats(
+    total: np.ndarray, squares: np.ndarray, rows: np.ndarray, cols: np.ndarray, h: int, w: int,
+    mu: np.ndarray, spread: np.ndarray,
+) -> None:
+    """Per-channel mean into ``mu`` (K, 3) and spread into ``spread`` (K,) of the ``h`` x ``w``
+    windows at ``rows``, ``cols``, from an image's integral images (R + 1, C + 1, 3), float64
+    (sums of squares of a window of paper are ten thousand times its variance: no fast-math here)."""
+    npx = h * w
+    for k in range(rows.shape[0]):
+        r, c = rows[k], cols[k]
+        var = 0.0
+        for ch in range(3):
+            m = (total[r + h, c + w, ch] - total[r, c + w, ch] - total[r + h, c, ch] + total[r, c, ch]) / npx
+            sq = squares[r + h, c + w, ch] - squares[r, c + w, ch] - squares[r + h, c, ch] + squares[r, c, ch]
+            mu[k, ch] = m
+            var += sq - npx * m * m
+        spread[k] = np.sqrt(max(var, 0.0)) + 1e-6
