@@ -86,6 +86,7 @@ from vision.deck import (
     normalize,
     raw_windows_at,
 )
+from vision.strip_match import strip_scores
 from vision.window_match import gather_windows, window_scores
 
 MIN_GAP, MAX_GAP = 0.22, 0.68  # stud row offsets, as fractions of a card width
@@ -158,6 +159,15 @@ class Detection:
         }
 
 
+def _hue_ranges(lo: int, hi: int) -> list[tuple[int, int]]:
+    """An interval of OpenCV's 8-bit hue (0..179, a circle) as one or two plain intervals."""
+    if lo < 0:
+        return [(0, hi), (lo + 180, 179)]
+    if hi > 179:
+        return [(lo, 179), (0, hi - 180)]
+    return [(lo, hi)]
+
+
 class FeltSegmenter:
     """Step 1 on its own: what on the table is not felt or rail (used by live enrollment too)."""
 
@@ -222,11 +232,10 @@ class FeltSegmenter:
             near = np.minimum(np.abs(hs - hm), 180 - np.abs(hs - hm)) <= tol
             sm = float(np.median(sat.ravel()[idx][near])) if near.any() else 0.0
             vm = float(np.median(val.ravel()[idx][near])) if near.any() else 255.0
-            d = np.abs(np.arange(256) - hm)
-            lut = np.where(np.minimum(d, 180 - d) <= tol, 255, 0).astype(np.uint8)
-            same = cv2.bitwise_and(cv2.LUT(hue, lut), cv2.threshold(sat, 0.45 * sm, 255, cv2.THRESH_BINARY)[1])
-            same = cv2.bitwise_and(same, cv2.threshold(val, FELT_BRIGHT * vm, 255, cv2.THRESH_BINARY_INV)[1])
-            bg |= cv2.bitwise_and(same, region)
+            # felt-like: hue within tol of the felt's (round the circle), sat > 0.45 sm, val <= 1.6 vm
+            s_lo, v_hi = math.floor(0.45 * sm) + 1, min(255, math.floor(FELT_BRIGHT * vm))
+            for h_lo, h_hi in _hue_ranges(hm - tol, hm + tol):
+                bg |= cv2.bitwise_and(cv2.inRange(hsv, (h_lo, s_lo, 0), (h_hi, 255, v_hi)), region)
         fg = cv2.bitwise_and(cv2.bitwise_not(bg), cv2.bitwise_or(self.felt_mask, self.rail_mask))
         return cv2.medianBlur(fg, 3)
 
@@ -897,43 +906,9 @@ class Detector:
             rows_[: len(ids)] = ids
             tid_rows.append(rows_)
         reg = np.stack(regions)  # (C, hp + 2dy, wp + 2dx, 3)
-        v = np.array(vis)
         tids = np.stack(tid_rows)  # (C, T)
-        mask = np.repeat(np.arange(wp)[None, :] < v[:, None], 3, axis=1).astype(np.float32)[:, None, None, :]  # (C, 1, 1, wp*3)
-        strip = np.zeros(tids.shape, np.float32)
-        cidx = np.arange(len(looks))[:, None, None]
-        wy = np.arange(2 * dy + 1)[None, :, None]
-        wx = np.arange(2 * dx + 1)[None, None, :]
-        vx = v[:, None, None]
-        for band, (b0, b1) in enumerate(itertools.pairwise(self.strip_cuts)):
-            bh = b1 - b0
-            sub = reg[:, b0 : b1 + 2 * dy]
-            q = np.lib.stride_tricks.sliding_window_view(sub, (bh, wp, 3), axis=(1, 2, 3))[:, :, :, 0]
-            flat = q.reshape(len(q), -1, bh * wp * 3)  # (C, W, D), one copy
-            # Window sums over the visible part (columns < v) from integral images.
-            ext = np.empty((len(sub), sub.shape[1], sub.shape[2], 4), np.float32)
-            ext[..., :3] = sub
-            ext[..., 3] = np.einsum("chwk,chwk->chw", sub, sub)
-            rows = [ext[:, :bh].sum(axis=1)]  # (C, wd, 4) per vertical offset
-            for y in range(2 * dy):
-                rows.append(rows[-1] - ext[:, y] + ext[:, y + bh])
-            ii = np.zeros((len(sub), len(rows), sub.shape[2] + 1, 4), np.float32)
-            ii[:, :, 1:] = np.stack(rows, axis=1)
-            ii = ii.cumsum(axis=2)
-            box = ii[cidx, wy, wx + vx] - ii[cidx, wy, wx]
-            box = box.reshape(len(sub), -1, 4)  # (C, W, 4): channel sums and the sum of squares
-            s_c, qq = box[:, :, :3], box[:, :, 3]
-            tmpl = self.strip_t[band][tids].reshape(len(tids), tids.shape[1], bh, wp * 3)
-            tmpl *= mask
-            num = np.matmul(flat, tmpl.reshape(len(tids), tids.shape[1], -1).transpose(0, 2, 1))  # (C, W, T)
-            t_c = self.strip_csum[band][tids, v[:, None]]  # (C, T, 3)
-            tt = self.strip_csq[band][tids, v[:, None]]  # (C, T)
-            cnt = (bh * v).astype(np.float32)[:, None, None]
-            num -= np.matmul(s_c, t_c.transpose(0, 2, 1)) / cnt
-            varq = np.maximum(qq - (s_c * s_c).sum(axis=2) / cnt[:, :, 0], 1e-6)
-            vart = np.maximum(tt - (t_c * t_c).sum(axis=2) / cnt[:, :, 0], 1e-6)
-            strip += (num / np.sqrt(varq[:, :, None] * vart[:, None, :])).max(axis=1)
-        strip /= STRIP_BANDS
+        strip = np.empty(tids.shape, np.float32)
+        strip_scores(reg, np.array(vis, np.int64), tids, self.strip_cuts, dy, dx, self.strip_t, self.strip_csum, self.strip_csq, strip)
         return strip.reshape(len(looks), STRIP_LABELS, per_label).max(axis=2)
 
     def _explain_away(self, face_rows: list[_Row], reads: dict) -> None:  # type: ignore[type-arg]
@@ -1289,18 +1264,17 @@ def _strip_templates(deck: DeckModel) -> tuple[object, ...]:
     h, w = cards.shape[1:3]
     hp, wp = h // k, w // k
     pooled = cards[ids, : hp * k, : wp * k].astype(np.float32)
-    pooled = pooled.reshape(len(pooled), hp, k, wp, k, 3).mean(axis=(2, 4))
-    cuts = np.linspace(0, hp, STRIP_BANDS + 1).round().astype(int)
-    ts, csums, csqs = [], [], []
+    pooled = np.ascontiguousarray(pooled.reshape(len(pooled), hp, k, wp, k, 3).mean(axis=(2, 4)))
+    cuts = np.linspace(0, hp, STRIP_BANDS + 1).round().astype(np.int64)
+    csums, csqs = [], []
     for b0, b1 in itertools.pairwise(cuts):
-        t = np.ascontiguousarray(pooled[:, b0:b1])  # (N, bh, wp, 3)
-        ts.append(t.reshape(len(t), -1))
+        t = pooled[:, b0:b1]  # (N, bh, wp, 3)
         zero = np.zeros((len(t), 1, 3), np.float32)
         csums.append(np.concatenate([zero, np.cumsum(t.sum(axis=1), axis=1)], axis=1))  # (N, wp+1, 3)
         csqs.append(np.concatenate([zero[:, :, 0], np.cumsum((t * t).sum(axis=(1, 3)), axis=1)], axis=1))
     lab = deck.labels[ids]
     by_label = {int(x): np.flatnonzero(lab == x) for x in np.unique(lab)}
-    return ts, csums, csqs, cuts, by_label, (hp, wp), deck  # the deck kept alive so its id stays its own
+    return pooled, np.stack(csums), np.stack(csqs), cuts, by_label, (hp, wp), deck  # the deck kept alive so its id stays its own
 
 
 def _sliding_median(t: np.ndarray, n: int, lo: int, hi: int) -> np.ndarray:
