@@ -77,10 +77,11 @@ class TableLayout:
 
     def seat_at(self, p: Point) -> int | None:
         """The seat whose zone holds ``p``, or the nearest zone within a card length, else None."""
-        best, best_d = None, 1.6 * self.card_width_mm
-        for n, seat in self.seats.items():
+        for n, seat in self.seats.items():  # (inside first: distances only for a card between zones)
             if _inside(p, seat.zone):
                 return n
+        best, best_d = None, 1.6 * self.card_width_mm
+        for n, seat in self.seats.items():
             d = _distance_to_quad(p, seat.zone)
             if d < best_d:
                 best, best_d = n, d
