@@ -159,15 +159,6 @@ class Detection:
         }
 
 
-def _hue_ranges(lo: int, hi: int) -> list[tuple[int, int]]:
-    """An interval of OpenCV's 8-bit hue (0..179, a circle) as one or two plain intervals."""
-    if lo < 0:
-        return [(0, hi), (lo + 180, 179)]
-    if hi > 179:
-        return [(lo, 179), (0, hi - 180)]
-    return [(lo, hi)]
-
-
 class FeltSegmenter:
     """Step 1 on its own: what on the table is not felt or rail (used by live enrollment too)."""
 
@@ -232,10 +223,11 @@ class FeltSegmenter:
             near = np.minimum(np.abs(hs - hm), 180 - np.abs(hs - hm)) <= tol
             sm = float(np.median(sat.ravel()[idx][near])) if near.any() else 0.0
             vm = float(np.median(val.ravel()[idx][near])) if near.any() else 255.0
-            # felt-like: hue within tol of the felt's (round the circle), sat > 0.45 sm, val <= 1.6 vm
-            s_lo, v_hi = math.floor(0.45 * sm) + 1, min(255, math.floor(FELT_BRIGHT * vm))
-            for h_lo, h_hi in _hue_ranges(hm - tol, hm + tol):
-                bg |= cv2.bitwise_and(cv2.inRange(hsv, (h_lo, s_lo, 0), (h_hi, 255, v_hi)), region)
+            d = np.abs(np.arange(256) - hm)
+            lut = np.where(np.minimum(d, 180 - d) <= tol, 255, 0).astype(np.uint8)
+            same = cv2.bitwise_and(cv2.LUT(hue, lut), cv2.threshold(sat, 0.45 * sm, 255, cv2.THRESH_BINARY)[1])
+            same = cv2.bitwise_and(same, cv2.threshold(val, FELT_BRIGHT * vm, 255, cv2.THRESH_BINARY_INV)[1])
+            bg |= cv2.bitwise_and(same, region)
         fg = cv2.bitwise_and(cv2.bitwise_not(bg), cv2.bitwise_or(self.felt_mask, self.rail_mask))
         return cv2.medianBlur(fg, 3)
 
