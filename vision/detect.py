@@ -34,14 +34,15 @@ Theory of operation
    (the top card lies face up).  A blob whose ends are like the back, and more
    like it than like any face, is face-down cards.
 4. **Reading each card.**  The best candidates from the coarse scan are
-   re-matched at full template resolution with a few pixels of slack; a card
-   fully in view is also read from its other corner.  The best label wins; the
+   re-matched at full template resolution with a few pixels of slack (the
+   inner loops compiled: :mod:`vision.window_match`); a card fully in view is also read from its other corner.  The best label wins; the
    back template (if enrolled) makes a card face down.  A weak corner is
    matched again over the band's whole height (a card lower than its row's
    edge), and two weak covered cards side by side are looked for as one.
 5. **A second look** where the corner leaves two readings within 0.01: the
    few best are compared again over all the card shows (a covered card's
-   visible strip with its big pips, the top card's whole face).
+   visible strip with its big pips, the top card's whole face;
+   :mod:`vision.strip_match`).
 6. **The deck's corner discriminant** (learned at enrollment from simulated
    camera views, :mod:`vision.discriminant`) has the last word where the best
    readings lie close, and says whether a weakly matching covered corner is an
