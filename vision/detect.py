@@ -362,6 +362,13 @@ class Detector:
         self._wt, self._basis = embedding_terms(deck.mean, deck.weight)
         self._weighted = np.ascontiguousarray(deck.templates * self._wt[None, :], dtype=np.float32)
         self._shift = np.ascontiguousarray(deck.templates @ self._basis.T, dtype=np.float32)
+        # ... and the plain views for the discriminant's alignment: a window's channel means times
+        # each channel's template sum is what centring it takes off (the colour sums count twice)
+        self._plain = np.ascontiguousarray(deck.plain, dtype=np.float32)
+        npx, quarter = STRIP_H * STRIP_W, (STRIP_H // 2) * (STRIP_W // 2)
+        self._plain_shift = np.ascontiguousarray(np.stack([
+            self._plain[:, :npx].sum(axis=1), 2 * self._plain[:, npx : npx + quarter].sum(axis=1),
+            2 * self._plain[:, npx + quarter :].sum(axis=1), np.zeros(len(self._plain), np.float32)], axis=1), dtype=np.float32)
         self.is_face = deck.labels != BACK
         # every face, both ways round, at the back-thumbnail size (a row end that is a whole face)
         plain_faces = deck.cards[(deck.variants == 0) & self.is_face] if len(deck.cards) else deck.cards
@@ -954,13 +961,18 @@ class Detector:
         aligned its simulated views.
         """
         n, s_max = labs.shape
-        gy, gx = np.divmod(np.arange((2 * LDA_SLACK + 1) ** 2), 2 * LDA_SLACK + 1)
+        nwin = (2 * LDA_SLACK + 1) ** 2
+        gy, gx = np.divmod(np.arange(nwin), 2 * LDA_SLACK + 1)
         at = np.array(starts)
-        flat = centred(self._atlas.windows((at[:, :1] + gy).ravel(), (at[:, 1:] + gx).ravel()))
-        plain = flat.reshape(n, -1, flat.shape[1])  # (R, W, D)
-        pv = self.deck.plain[self.primary[labs]]  # (R, S, 2, D)
-        corr = np.matmul(pv.reshape(n, -1, plain.shape[2]), plain.transpose(0, 2, 1))  # (R, 2S, W)
-        x = np.take_along_axis(plain, corr.argmax(axis=2)[..., None], axis=1)  # (R, 2S, D)
+        raw = self._atlas.windows((at[:, :1] + gy).ravel(), (at[:, 1:] + gx).ravel())
+        # the plain correlation of every window with each label's plain views (compiled: centring a
+        # window is a shift by its channel means and a division by its spread, as in the fine match)
+        corr = np.empty((n, nwin, 2 * s_max), np.float32)
+        window_scores(raw.x.reshape(n, nwin, -1), (1.0 / raw.spread).astype(np.float32).reshape(n, nwin),
+                      raw.mean.astype(np.float32), raw.spread.astype(np.float32), self.primary[labs].reshape(n, -1),
+                      self._plain, self._plain_shift, corr)  # (R, W, 2S)
+        k = (np.arange(n)[:, None] * nwin + corr.argmax(axis=1)).ravel()  # each view's best window
+        x = centred(raw.rows(k)).reshape(n, 2 * s_max, -1)  # (R, 2S, D)
         cls = (2 * labs[..., None] + np.arange(2)).reshape(n, -1)  # (R, 2S)
         score = np.einsum("rkd,rkd->rk", x, self.deck.lda_w.T[cls]) + self.deck.lda_b[cls]
         return score.reshape(n, s_max, 2), x.reshape(n, s_max, 2, -1)
