@@ -60,10 +60,11 @@ class Recorder:
         record = HandRecord(str(body["hand"]), msg.table, str(body.get("variant", "")), now, now,
                             list(body.get("events", [])), body.get("phh"))
         with self._lock:
-            self.stats.received += 1
             new = self.store.record_hand(record)
             if new:
                 self.stats.recorded += 1
                 self.stats.by_table[msg.table] = self.stats.by_table.get(msg.table, 0) + 1
             else:
                 self.stats.duplicates += 1
+            # counted last: whoever sees a message counted (without the lock) sees what became of it
+            self.stats.received += 1
