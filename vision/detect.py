@@ -650,24 +650,30 @@ class Detector:
                 cand = self._top_candidates(r, r.way, p) if len(views) > 1 else self._candidates(r.lscans[r.way], p)
                 jobs.append((r, r.way, i, views, cand))
         reads = self._refine_batch(jobs)
-        # A covered card whose corner did not match where the coarse plan put it: look a little
-        # to either side before giving it up (the coarse scan steps 2 px and blurs).
+        # A covered card whose corner did not match where the coarse plan put it: look along the
+        # whole gap its neighbours leave before giving it up (the coarse scan steps 2 px and blurs,
+        # and a card turned a little off its row can score less at its corner than a pip beside it).
         retry = []
         for r, way, i, views, _cand in jobs:
             if 0 < i < len(r.positions) - 1 and reads[(id(r), way, i)][1] < COVERED_MIN:
                 p = views[0][1]
                 lo = r.positions[i - 1] + math.ceil(MIN_GAP * CARD_W)
                 hi = r.positions[i + 1] - math.ceil(MIN_GAP * CARD_W)
-                for k, dp in enumerate((-5, 5)):
-                    q = int(np.clip(p + dp, lo, hi))
-                    if q == p:
-                        continue
-                    retry.append((r, way, 1000 * (k + 1) + i, [(views[0][0], q)], self._candidates(r.lscans[way], q)))
+                for k, q in enumerate(self._retry_positions(p, lo, hi)):
+                    if q != p:
+                        retry.append((r, way, 1000 * (k + 1) + i, [(views[0][0], q)], self._candidates(r.lscans[way], q)))
         if retry:
             again = self._refine_batch(retry)
+            # Surest first, and two cards never take one corner (a guessed gap beside a weak card may
+            # find that card's corner too); further along the gap only a clear corner counts (a pip
+            # beside it may match a little better than a corner turned off its row).
+            retry.sort(key=lambda job: -again[(id(job[0]), job[1], job[2])][1])
             for r, way, key, views, _cand in retry:
                 i = key % 1000
-                if again[(id(r), way, key)][1] > reads[(id(r), way, i)][1]:
+                need = reads[(id(r), way, i)][1] if key < 3000 else max(reads[(id(r), way, i)][1], COVERED_MIN)
+                q, gap = views[0][1], math.ceil(MIN_GAP * CARD_W)
+                apart = r.positions[i - 1] + gap <= q <= r.positions[i + 1] - gap
+                if again[(id(r), way, key)][1] > need and apart:
                     reads[(id(r), way, i)] = again[(id(r), way, key)]
                     r.positions[i] = views[0][1]
         # Still weak: the card may sit higher or lower than the row's edge says (its top edge hidden
@@ -736,6 +742,16 @@ class Detector:
         if UNIQUE:
             self._unique(out, faces, reads, opts)
         return out
+
+    @staticmethod
+    def _retry_positions(p: int, lo: int, hi: int) -> list[int]:
+        """Where to look again for a covered card whose corner matched weakly at ``p``: 5 px to
+        either side first, then every 5 px of the gap ``lo``..``hi`` not yet covered (the fine match
+        has 2 px of slack either way).  Positions from the third on must match clearly to count."""
+        near = [int(np.clip(p + dp, lo, hi)) for dp in (-5, 5)]
+        step = 2 * PAD_X + 1
+        far = [q for q in range(lo, hi + 1, step) if min(abs(q - p), *(abs(q - n) for n in near)) > PAD_X]
+        return [*near, *far]
 
     @staticmethod
     def _which_way(end0: tuple, end1: tuple) -> int:  # type: ignore[type-arg]

@@ -430,3 +430,35 @@ def test_a_covered_card_whose_visible_strip_matches_is_believed(faces_dir, monke
     monkeypatch.setattr(D, "STRIP_RESCUE", 0.9)
     before = score_scene(scene, Detector(model, calib).detect(scene.image))
     assert [e for e in before.errors if "seat 7 up #1 2d" in e], before.errors
+
+
+def test_a_covered_card_turned_off_its_row_is_looked_for_along_the_whole_gap(faces_dir, monkeypatch) -> None:
+    """tigullio, seed 50004, seat 3 (Qs 8d 6d As): the 8d lies turned a little off its row, so at
+    its corner the coarse scan scored 0.64 and a diamond pip 8 px further on 0.66; the plan took the
+    pip, the fine match read 2h there at 0.72, and looking 5 px to either side did not reach the
+    corner: the card was not reported.  Along the whole gap its neighbours leave, the corner
+    matches 8d at 0.91."""
+    import vision.detect as D
+
+    model, scene, calib = _table(faces_dir, "tigullio", 50004)
+    swept = score_scene(scene, Detector(model, calib).detect(scene.image))
+    monkeypatch.setattr(D.Detector, "_retry_positions",
+                        staticmethod(lambda p, lo, hi: [int(np.clip(p + dp, lo, hi)) for dp in (-5, 5)]))
+    either_side = score_scene(scene, Detector(model, calib).detect(scene.image))
+    assert [e for e in either_side.errors if "seat 3 up" in e] == ["seed 50004 seat 3 up #1 8d: read nothing"], either_side.errors
+    assert not [e for e in swept.errors if "seat 3 up" in e], swept.errors
+
+
+@pytest.mark.parametrize(("deck", "seed", "seat"), [("tigullio", 40014, 4), ("anglo", 60002, 3)])
+def test_looking_along_the_gap_never_puts_two_cards_on_one_corner(faces_dir, deck: str, seed: int, seat: int) -> None:
+    """tigullio, seed 40014, seat 4 (As Jh 3s 8d): the plan guessed five cards; the guessed gap and
+    the 3s, both weak, each found the 3s's corner further along the gap, and the second was reported
+    as a 2s beside it (a false card).  A card taken further along the gap must stay a card's
+    minimum offset from its neighbours as they lie by then.
+    anglo, seed 60002, seat 3 (8s 6d 8c Td): the plan guessed six cards; the guessed gap before
+    the 6d took a pip as 5d at 0.86 first, and the 6d's corner (0.92) was then too close to it to
+    be taken: the surest reading of a row's retries goes first."""
+    model, scene, calib = _table(faces_dir, deck, seed)
+    sc = score_scene(scene, Detector(model, calib).detect(scene.image))
+    assert sc.false_cards == 0, sc.errors
+    assert not [e for e in sc.errors if f"seat {seat} up" in e], sc.errors
