@@ -670,7 +670,8 @@ class Detector:
             retry.sort(key=lambda job: -again[(id(job[0]), job[1], job[2])][1])
             for r, way, key, views, _cand in retry:
                 i = key % 1000
-                need = reads[(id(r), way, i)][1] if key < 3000 else max(reads[(id(r), way, i)][1], COVERED_MIN)
+                near = key // 1000 <= 2  # the first two places, 5 px to either side (see _retry_positions)
+                need = reads[(id(r), way, i)][1] if near else max(reads[(id(r), way, i)][1], COVERED_MIN)
                 q, gap = views[0][1], math.ceil(MIN_GAP * CARD_W)
                 apart = r.positions[i - 1] + gap <= q <= r.positions[i + 1] - gap
                 if again[(id(r), way, key)][1] > need and apart:
