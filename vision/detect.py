@@ -654,11 +654,11 @@ class Detector:
         # whole gap its neighbours leave before giving it up (the coarse scan steps 2 px and blurs,
         # and a card turned a little off its row can score less at its corner than a pip beside it).
         retry = []
+        gap = math.ceil(MIN_GAP * CARD_W)  # the least offset between two cards of a row
         for r, way, i, views, _cand in jobs:
             if 0 < i < len(r.positions) - 1 and reads[(id(r), way, i)][1] < COVERED_MIN:
                 p = views[0][1]
-                lo = r.positions[i - 1] + math.ceil(MIN_GAP * CARD_W)
-                hi = r.positions[i + 1] - math.ceil(MIN_GAP * CARD_W)
+                lo, hi = r.positions[i - 1] + gap, r.positions[i + 1] - gap
                 for k, q in enumerate(self._retry_positions(p, lo, hi)):
                     if q != p:
                         retry.append((r, way, 1000 * (k + 1) + i, [(views[0][0], q)], self._candidates(r.lscans[way], q)))
@@ -672,11 +672,11 @@ class Detector:
                 i = key % 1000
                 near = key // 1000 <= 2  # the first two places, 5 px to either side (see _retry_positions)
                 need = reads[(id(r), way, i)][1] if near else max(reads[(id(r), way, i)][1], COVERED_MIN)
-                q, gap = views[0][1], math.ceil(MIN_GAP * CARD_W)
+                q = views[0][1]
                 apart = r.positions[i - 1] + gap <= q <= r.positions[i + 1] - gap
                 if again[(id(r), way, key)][1] > need and apart:
                     reads[(id(r), way, i)] = again[(id(r), way, key)]
-                    r.positions[i] = views[0][1]
+                    r.positions[i] = q
         # Still weak: the card may sit higher or lower than the row's edge says (its top edge hidden
         # behind a neighbour's corner peeking out above it).  Match it again over the band's whole
         # height; believe the new reading only if it matches clearly better (more slack flatters
