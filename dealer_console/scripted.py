@@ -5,7 +5,7 @@ states the engine publishes, before (and independently of) a running engine.
 This module drives the real pure engine (``engine.table`` / ``engine.hand``)
 through one fixed hand and projects every step with ``engine.public`` exactly
 as the engine service does, so the recorded states are genuine, not mocked.
-The test fixture (``tests/console/states.jsonl``) and the screenshot command
+The test fixture (``tests/dealer_console/states.jsonl``) and the screenshot command
 both come from here.  No I/O.
 """
 

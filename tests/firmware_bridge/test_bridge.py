@@ -13,7 +13,7 @@ from engine.cards import DECK
 from firmware_bridge.bridge import BridgeConfig, BridgeCore, SerialBridge, explain_open_error
 from firmware_bridge.deck import Deck, Resolver
 from firmware_bridge.simulator import Faults, ShoeSimulator
-from tests.shoe.loopback import make_uids
+from tests.firmware_bridge.loopback import make_uids
 
 RED = Deck.build("red", zip(make_uids(52, 21), DECK, strict=True))
 BLUE = Deck.build("blue", zip(make_uids(52, 22), DECK, strict=True))

@@ -10,7 +10,7 @@ import time
 from pathlib import Path
 
 from engine.cards import DECK
-from tests.shoe.loopback import make_uids
+from tests.firmware_bridge.loopback import make_uids
 
 CLI = [sys.executable, "-m", "engine.cli"]
 

@@ -9,7 +9,7 @@ import pytest
 
 from engine.cards import DECK, Card
 from firmware_bridge.deck import Deck, DeckError, DeckRegistry, Enrollment, Resolver, Status, read_import
-from tests.shoe.loopback import make_uids
+from tests.firmware_bridge.loopback import make_uids
 
 
 def deck(name: str, seed: int) -> Deck:

@@ -16,7 +16,7 @@ from firmware_bridge.session import (
     ProtocolError,
     Received,
 )
-from tests.shoe.loopback import IDENT, Loopback, make_uids
+from tests.firmware_bridge.loopback import IDENT, Loopback, make_uids
 
 
 def run_draws(lb: Loopback, uids: list[bytes], gap: float = 0.05, settle: float = 5.0) -> list[bytes]:

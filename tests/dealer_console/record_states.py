@@ -1,6 +1,6 @@
 """Regenerate ``states.jsonl``: the public states of the scripted hand, one JSON object per line.
 
-Run ``python -m tests.console.record_states`` after changing ``dealer_console.scripted`` or the
+Run ``python -m tests.dealer_console.record_states`` after changing ``dealer_console.scripted`` or the
 engine's public projection; the tests read the recorded file so a change in what the engine
 publishes shows up as a diff in review.
 """
