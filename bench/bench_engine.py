@@ -3,6 +3,11 @@
     python bench/bench_engine.py                 # speed, all three variants
     python bench/bench_engine.py --diff 10000    # also 10,000 differential hands per variant
 
+The differential plays one hand in four with six to eight players who fold
+rarely, so that the deck often runs out on seventh street (a reshuffle of the
+burns and folded hands, or a common card: RRoP stud 15 as PokerKit does it);
+it prints how many hands ran out of cards.
+
 Speed: complete random hands (deal every card, a random legal action at every
 decision with the legal options queried first, showdown, pot awarded), the
 engine and PokerKit 0.7.7 on the same seeds in the same run.  The goal is at
@@ -45,6 +50,7 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from engine.cards import DECK
+from engine.events import DeckReshuffled
 from engine.rules import GameConfig, Variant
 from engine.simulate import ACTION_WEIGHTS, SimulatedDealer, new_hand, pick_weighted
 from tests.engine.pokerkit_oracle import pokerkit_state, run_differential
@@ -168,23 +174,34 @@ def main() -> int:
     if args.diff:
         print(f"differential against PokerKit (wsop2023), {args.diff} hands per variant:")
         total_bad = 0
+        total_out = 0
         for variant in Variant:
             bad = 0
             decisions = 0
+            out_of_cards = reshuffled = 0
             t0 = time.perf_counter()
             for k in range(args.diff):
-                result = run_differential(random.Random(f"bench-{variant.value}-{k}"), variant)
+                # One hand in four: six to eight players who rarely fold, to run the deck out.
+                result = run_differential(
+                    random.Random(f"bench-{variant.value}-{k}"), variant, fold_rarely=k % 4 == 3
+                )
                 decisions += result.decisions
+                if result.out_of_cards:
+                    out_of_cards += 1
+                    reshuffled += any(isinstance(e, DeckReshuffled) for e in result.events)
                 if result.mismatches:
                     bad += 1
                     if bad <= 3:
                         print(f"    mismatch {variant.value} #{k}: {result.mismatches}")
             total_bad += bad
+            total_out += out_of_cards
             print(
                 f"  {variant.value:6} {args.diff} hands, {decisions} decisions compared, "
-                f"{bad} mismatches ({time.perf_counter() - t0:.0f} s)"
+                f"{bad} mismatches; {out_of_cards} ran out of cards on seventh street "
+                f"({reshuffled} reshuffled, {out_of_cards - reshuffled} with a common card) "
+                f"({time.perf_counter() - t0:.0f} s)"
             )
-        print(f"  total mismatches: {total_bad}")
+        print(f"  total mismatches: {total_bad}; hands that ran out of cards: {total_out}")
         return 1 if total_bad else 0
     return 0
 

@@ -8,6 +8,22 @@ card, ``pN pb`` the bring-in, ``pN cbr X`` complete, bet or raise to X,
 ``pN cc`` check or call, ``pN f`` fold, ``pN sm CARDS`` show (``-`` mucks).
 Up or down is not written; it follows from the street.
 
+Burns are not PHH actions either.  A dealer (and PokerKit) burns one card
+before the cards of fourth to seventh street, so the import burns an
+unidentified card there: the stub then holds what the real stub held, and
+it runs out where the real one did.  When it is out on seventh street, the
+next card comes from the reshuffled cards (RRoP stud 15; 002 8.1): under
+``wsop2023``, as PokerKit does it, every burn and every folded hand goes back
+in (``HouseRules.reshuffle_includes_muck``), so a card of a folded hand may
+be dealt again; under ``rrop`` only the burns and the cards set aside.
+
+An exported hand that ran out of cards says what happened in the action
+comments, which PokerKit keeps as commentary and the import reads back:
+``# studtable: reshuffle`` on the first card dealt from the reshuffled cards
+(``reshuffle, burn`` when the dealer burned again after it; ``no burn, ...``
+when no card was burned before the street's first card), and the user field
+``_studtable_reshuffled = true``.
+
 Importing turns a file into the engine's events (so replaying is just
 ``Hand.replay``); exporting writes any hand the engine played.
 """
@@ -19,7 +35,7 @@ from collections.abc import Iterable
 from dataclasses import dataclass
 from typing import Any
 
-from engine.cards import parse_cards
+from engine.cards import UNKNOWN, parse_cards
 from engine.events import (
     CardBurned,
     CardDealt,
@@ -123,11 +139,12 @@ def from_fields(data: dict[str, Any], rules: str | HouseRules = "rrop", hand_id:
         raise PHHError("actions must be a list of strings")
     for k, action in enumerate(actions):
         where = f"action {k + 1} ({action!r})"
-        parts = str(action).split("#")[0].split()
+        text, _, comment = str(action).partition("#")
+        parts = text.split()
         if not parts:
             continue
         if parts[0] == "d":
-            _deal(hand, parts, seat_of, feed, where)
+            _deal(hand, parts, seat_of, feed, where, _deal_note(comment))
             continue
         if parts[0] not in seat_of or len(parts) < 2:
             raise PHHError(f"{where}: not a stud action")
@@ -174,19 +191,49 @@ def from_fields(data: dict[str, Any], rules: str | HouseRules = "rrop", hand_id:
     return ImportedHand(config, events, hand, [str(p) for p in players])
 
 
+NOTE_PREFIX = "studtable:"
+NOTE_WORDS = ("no burn", "reshuffle", "burn")  # in the order they happen before the card
+
+
+def _deal_note(comment: str) -> tuple[str, ...]:
+    """What an exported action's comment says happened before its card (``NOTE_WORDS``)."""
+    note = comment.strip()
+    if not note.startswith(NOTE_PREFIX):
+        return ()
+    words = tuple(w.strip() for w in note[len(NOTE_PREFIX):].split(","))
+    return tuple(w for w in words if w in NOTE_WORDS)
+
+
+def _before_card(hand: Hand, feed: Any, where: str, note: tuple[str, ...]) -> None:
+    """The burn and reshuffle a dealer makes before a card, which PHH does not write."""
+    if (
+        "no burn" not in note
+        and hand.street > 0
+        and not hand.burned_this_street
+        and hand.stub_size() > 0
+        and hand.next_deal() == ("burn", None, False)
+    ):
+        feed(CardBurned(UNKNOWN), where)  # the burn before the street's first card
+    if "reshuffle" in note or (not note and hand.stub_size() <= 0):
+        feed(DeckReshuffled(), where)  # RRoP stud 15 / PokerKit: the stub ran out
+        if "burn" in note:
+            feed(CardBurned(UNKNOWN), where)  # RRoP stud 15: the dealer burns again
+
+
 def _deal(
     hand: Hand,
     parts: list[str],
     seat_of: dict[str, int],
     feed: Any,
     where: str,
+    note: tuple[str, ...] = (),
 ) -> None:
     if len(parts) < 3:
         raise PHHError(f"{where}: incomplete deal")
     if parts[1] == "db":
         for c in parse_cards(parts[2]):
-            if hand.stub_size() <= 0:
-                feed(DeckReshuffled(), where)
+            _before_card(hand, feed, where, note)
+            note = ()
             feed(CommonCardDealt(c), where)
         return
     if parts[1] != "dh" or len(parts) < 4 or parts[2] not in seat_of:
@@ -201,8 +248,8 @@ def _deal(
         # Third street: two down cards, then the door card (RRoP 8.0); then the street's own way.
         down_needed = hand.needs(s)[0]
         face_up = down_needed == 0 if hand.street == 0 else STREET_DEAL[hand.street][1] > 0
-        if hand.stub_size() <= 0:
-            feed(DeckReshuffled(), where)
+        _before_card(hand, feed, where, note)
+        note = ()
         feed(CardDealt(seat, c, face_up), where)
 
 
@@ -229,7 +276,14 @@ def _toml_value(value: Any) -> str:
 
 
 def actions_of(events: Iterable[Event]) -> list[str]:
-    """The PHH action strings for a hand's events (burns and reshuffles are not PHH actions)."""
+    """The PHH action strings for a hand's events.
+
+    Burns and reshuffles are not PHH actions.  Where the deal departs from a burn before each
+    street's first card, the card's action carries a comment the import reads back:
+    ``# studtable: no burn`` (no burn before the street's first card), ``# studtable: reshuffle``
+    (the cards ran out and this is the first card from the reshuffled ones, RRoP stud 15),
+    ``# studtable: reshuffle, burn`` (the dealer burned again), or these words combined.
+    """
     events = list(events)
     start = events[0]
     assert isinstance(start, HandStarted)
@@ -238,26 +292,46 @@ def actions_of(events: Iterable[Event]) -> list[str]:
     out: list[str] = []
     pending: dict[int, str] = {}
     street = 0
+    note: list[str] = []  # what the next card's action must say about the deal before it
 
     def flush() -> None:
         out.extend(f"d dh {player[seat]} {cards}" for seat, cards in pending.items())
         pending.clear()
 
+    def noted(action: str) -> None:
+        flush()
+        out.append(f"{action} # {NOTE_PREFIX} {', '.join(note)}")
+        note.clear()
+
     for e in events[1:]:
-        if isinstance(e, CardDealt):
+        if isinstance(e, CardDealt | CommonCardDealt):
             if replay.street != street:
                 flush()
                 street = replay.street
-            pending[e.seat] = pending.get(e.seat, "") + str(e.card)
+            if replay.street > 0 and not replay.burned_this_street and replay.next_deal() == ("burn", None, False):
+                note.insert(0, "no burn")
             replay.apply(e)
+            if isinstance(e, CommonCardDealt):
+                if note:
+                    noted(f"d db {e.card}")
+                else:
+                    flush()
+                    out.append(f"d db {e.card}")
+            elif note:
+                noted(f"d dh {player[e.seat]} {e.card}")
+            else:
+                pending[e.seat] = pending.get(e.seat, "") + str(e.card)
             continue
         replay.apply(e)
-        if isinstance(e, CardBurned | DeckReshuffled):
+        if isinstance(e, DeckReshuffled):
+            note.append("reshuffle")
+            continue
+        if isinstance(e, CardBurned):
+            if note:
+                note.append("burn")  # the burn after a reshuffle
             continue
         flush()
-        if isinstance(e, CommonCardDealt):
-            out.append(f"d db {e.card}")
-        elif isinstance(e, PlayerAction):
+        if isinstance(e, PlayerAction):
             p = player[e.seat]
             if e.action == "fold":
                 out.append(f"{p} f")
@@ -298,4 +372,7 @@ def dumps(hand: Hand) -> str:
     if hand.is_over:
         lines.append(f"finishing_stacks = {_toml_value(hand.finishing_stacks())}")
     lines.append(f"_studtable_rules = {_toml_value(cfg.rules.name)}")
+    if any(isinstance(e, DeckReshuffled) for e in hand.events):
+        # RRoP stud 15: the deck ran out on seventh street (the action comments say where).
+        lines.append("_studtable_reshuffled = true")
     return "\n".join(lines) + "\n"

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import random
 import warnings
+from collections import deque
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -96,6 +97,11 @@ class DiffResult:
     events: list[Any] = field(default_factory=list)
     hand: Hand | None = None
 
+    @property
+    def out_of_cards(self) -> bool:
+        """The deck ran out on seventh street: a reshuffle or a common card (RRoP stud 15)."""
+        return any(isinstance(e, DeckReshuffled | CommonCardDealt) for e in self.events)
+
 
 def random_config(rng: random.Random, variant: Variant, rules: str = "wsop2023") -> GameConfig:
     ante = rng.choice([0, 1, 2, 5])
@@ -123,11 +129,19 @@ def run_differential(
     variant: Variant,
     players: int | None = None,
     check_options: bool = True,
+    fold_rarely: bool = False,
 ) -> DiffResult:
-    """Play one random hand in both implementations; record every disagreement."""
-    n = players or rng.randint(2, 8)
+    """Play one random hand in both implementations; record every disagreement.
+
+    With ``fold_rarely`` the players fold only one time in twenty where they may fold (and the
+    stacks are deep), so that six to eight of them often reach seventh street and the deck runs
+    out (RRoP stud 15): a reshuffle or a common card (``DiffResult.out_of_cards``).
+    """
+    n = players or (rng.randint(6, 8) if fold_rarely else rng.randint(2, 8))
     config = random_config(rng, variant)
     stacks = random_stacks(rng, n, config)
+    if fold_rarely:
+        stacks = [config.big_bet * rng.randint(20, 60) for _ in range(n)]
     result = DiffResult(variant, stacks)
     deck = list(DECK)
     rng.shuffle(deck)
@@ -192,7 +206,10 @@ def run_differential(
                         f"options seat {hand.to_act}: engine {sorted(mine)} pokerkit {sorted(theirs)}"
                     )
                     return result
-                kind, amount = rng.choice(sorted(theirs))
+                choices = sorted(theirs)
+                if fold_rarely and len(choices) > 1 and rng.random() >= 0.05:
+                    choices = [c for c in choices if c[0] != "fold"]
+                kind, amount = rng.choice(choices)
                 seat = state.actor_index + 1
                 if kind == "fold":
                     state.fold()
@@ -234,3 +251,70 @@ def cards_of(codes: str) -> tuple[Card, ...]:
     from engine.cards import parse_cards
 
     return parse_cards(codes)
+
+
+# PokerKit deals these itself, from its own shuffled deck: when the deck runs out on seventh
+# street it recycles the burns and the folded hands (``State.reserved_cards``), as the
+# ``wsop2023`` profile does (RRoP stud 15 reshuffles only the burns and the cards set aside).
+RANDOM_HAND_AUTOMATIONS = (
+    *AUTOMATIONS,
+    pk.Automation.CARD_BURNING,
+    pk.Automation.HOLE_DEALING,
+    pk.Automation.BOARD_DEALING,
+)
+# Random players who fold rarely (a sixth of the choices where folding is allowed), so that
+# many hands reach seventh street with six to eight players and the deck runs out.
+RANDOM_HAND_WEIGHTS = {"fold": 1, "check_or_call": 4, "bring_in": 3, "cbr": 1}
+
+
+@dataclass
+class PokerKitHand:
+    variant: Variant
+    text: str  # the PHH file PokerKit writes
+    finishing_stacks: list[int]
+    players: int
+    reshuffled: bool  # PokerKit's deck ran out and it dealt recycled cards
+
+
+def pokerkit_random_hand(rng: random.Random, variant: Variant, players: int | None = None) -> PokerKitHand:
+    """A random hand played and dealt entirely by PokerKit, written by PokerKit as PHH."""
+    n = players or rng.randint(2, 8)
+    config = random_config(rng, variant)
+    stacks = random_stacks(rng, n, config)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        game = PK_GAMES[variant](
+            RANDOM_HAND_AUTOMATIONS, False, config.ante, config.bring_in, config.small_bet, config.big_bet
+        )
+        state = game(stacks, n)
+        state.deck_cards = deque(rng.sample(list(state.deck_cards), len(state.deck_cards)))
+        while state.status:
+            choices = []
+            if state.can_fold():
+                choices.append("fold")
+            if state.can_check_or_call():
+                choices.append("check_or_call")
+            if state.can_post_bring_in():
+                choices.append("bring_in")
+            if state.can_complete_bet_or_raise_to():
+                choices.append("cbr")
+            if not choices:
+                raise AssertionError(f"PokerKit stopped with nothing to do: {state.status}")
+            pick = rng.choices(choices, [RANDOM_HAND_WEIGHTS[c] for c in choices])[0]
+            if pick == "fold":
+                state.fold()
+            elif pick == "check_or_call":
+                state.check_or_call()
+            elif pick == "bring_in":
+                state.post_bring_in()
+            else:
+                state.complete_bet_or_raise_to()
+        # More cards burned and dealt than a deck holds: some were recycled.
+        drawn = sum(
+            len(op.cards) if isinstance(op, pk.HoleDealing) else 1
+            for op in state.operations
+            if isinstance(op, pk.CardBurning | pk.HoleDealing)
+        )
+        reshuffled = drawn > len(DECK)
+        text = pk.HandHistory.from_game_state(game, state).dumps()
+    return PokerKitHand(variant, text, list(state.stacks), n, reshuffled)

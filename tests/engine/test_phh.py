@@ -13,6 +13,8 @@ import pokerkit as pk
 import pytest
 
 from engine import phh
+from engine.events import DeckReshuffled, Event, PlayerAction
+from engine.hand import Hand
 from engine.rules import Variant
 from engine.simulate import SimulatedDealer, new_hand
 from tests.engine.pokerkit_oracle import random_config, random_stacks
@@ -107,3 +109,46 @@ def test_phh_errors_name_the_problem() -> None:
     text = REAL_HANDS[0].read_text().replace("'p2 pb'", "'p2 cbr 7'")
     with pytest.raises(phh.PHHError, match="action 6"):
         phh.loads(text, "wsop2023")
+
+
+def _deep_hand_rarely_folding(rng: random.Random, variant: Variant, rules: str) -> Hand:
+    """Seven or eight players with deep stacks who fold one time in twenty: the deck often runs out."""
+    n = rng.randint(7, 8)
+    config = random_config(rng, variant, rules)
+    hand = new_hand(variant.value, n, rng, rules, config=config, stacks=[config.big_bet * 30] * n)
+
+    def choose(h: Hand) -> Event:
+        opts = h.options()
+        assert opts is not None and h.to_act is not None
+        pool = [o for o in opts.options if o.action != "fold"] if rng.random() >= 0.05 else []
+        pick = rng.choice(pool or list(opts.options))
+        return PlayerAction(h.to_act, pick.action, pick.amount)
+
+    dealer = SimulatedDealer(hand, rng)
+    while (event := dealer.next_event(choose)) is not None:
+        dealer.apply(event)
+    return hand
+
+
+@pytest.mark.parametrize("rules", ["rrop", "wsop2023"])
+@pytest.mark.parametrize("variant", list(Variant), ids=lambda v: v.value)
+def test_exported_hand_that_ran_out_of_cards_says_so_and_replays(variant: Variant, rules: str) -> None:
+    # RRoP stud 15: the deck ran out on seventh street and the burns (under wsop2023 the folded
+    # hands too) were reshuffled; the file says where, and replays to the same stacks.
+    found = 0
+    for k in range(400):
+        hand = _deep_hand_rarely_folding(random.Random(f"out-{rules}-{variant.value}-{k}"), variant, rules)
+        if not any(isinstance(e, DeckReshuffled) for e in hand.events):
+            continue
+        found += 1
+        text = phh.dumps(hand)
+        assert "_studtable_reshuffled = true" in text
+        assert "# studtable: reshuffle" in text
+        again = phh.loads(text, rules)
+        assert again.hand.finishing_stacks() == hand.finishing_stacks(), text
+        assert sum(isinstance(e, DeckReshuffled) for e in again.events) == 1
+        if rules == "wsop2023":
+            assert pokerkit_finishing_stacks(text) == hand.finishing_stacks(), text
+        if found == 6:
+            break
+    assert found == 6, f"only {found} of the hands ran out of cards"
