@@ -16,7 +16,7 @@ from pathlib import Path
 from typing import Any
 
 from engine.floor import Floor, FloorError
-from engine.hand import STREET_NAMES
+from engine.hand import STREET_NAMES, Hand
 from engine.rules import ConfigError, GameConfig
 
 INPUT_KEYS = ("input", "shoe", "camera", "action", "report", "ruling", "manual", "table", "show", "muck", "source")
@@ -94,6 +94,8 @@ def step_inputs(step: Mapping[str, Any], floor: Floor) -> list[dict[str, Any]]:
             out.append({"kind": "manual_card", "seat": m["seat"], "card": m.get("card", "??"), "face_up": bool(m.get("up", False))})
     for key in ("report", "table", "show", "muck", "source"):
         if key in step:
+            if not isinstance(step[key], Mapping):
+                raise ScenarioError(f"{key} must be a table of fields")
             out.append({"kind": key, **step[key]})
     if "ruling" in step:
         r = dict(step["ruling"])
@@ -107,8 +109,12 @@ def step_inputs(step: Mapping[str, Any], floor: Floor) -> list[dict[str, Any]]:
 
 def summary(floor: Floor) -> dict[str, Any]:
     hand = floor.table.hand
+    prompt_options: dict[str, list[str]] = {}
+    for p in floor.prompts.values():
+        prompt_options[p.rule.id] = [o.label for o in p.options]  # the latest prompt of a rule id
     result: dict[str, Any] = {
         "prompts": [p.rule.id for p in floor.prompts.values()],
+        "prompt_options": prompt_options,
         "stacks": {str(n): s.stack for n, s in sorted(floor.table.seats.items())},
         "hands": len(floor.hands),
     }
@@ -125,6 +131,7 @@ def summary(floor: Floor) -> dict[str, Any]:
                 "cards": {
                     str(s.seat): {"up": [str(c) for c in s.up], "down": len(s.down)} for s in hand.seats
                 },
+                "down_cards": {str(s.seat): [str(c) for c in s.down] for s in hand.seats},
                 "hand_stacks": {str(s.seat): s.stack for s in hand.seats},
                 "common": [str(c) for c in hand.common],
                 "voided": hand.voided,
@@ -134,10 +141,36 @@ def summary(floor: Floor) -> dict[str, Any]:
     return result
 
 
-def _check(expect: Mapping[str, Any], state: Mapping[str, Any], opened: list[str]) -> list[str]:
+def _check(
+    expect: Mapping[str, Any], state: Mapping[str, Any], opened: list[str], announced: list[str]
+) -> list[str]:
     failures = []
     for key, want in expect.items():
         if key == "error":
+            continue
+        if key == "announced":
+            # The announcements this step made, in order; each expected text is part of one.
+            if not isinstance(want, list) or len(want) != len(announced) or any(
+                str(w) not in a for w, a in zip(want, announced, strict=False)
+            ):
+                failures.append(f"announced: expected {want!r}, got {announced!r}")
+            continue
+        if key == "prompt_options":
+            got_options = state.get("prompt_options", {})
+            for rule_id, labels in dict(want).items():
+                have = got_options.get(rule_id)
+                if have is None:
+                    failures.append(f"prompt_options: no {rule_id} prompt is open")
+                elif sorted(x.lower() for x in have) != sorted(str(x).lower() for x in labels):
+                    failures.append(f"prompt_options of {rule_id}: expected {sorted(labels)}, got {sorted(have)}")
+            continue
+        if key == "down_cards":
+            got_down = state.get("down_cards", {})
+            for seat, codes in dict(want).items():
+                if str(seat) not in got_down:
+                    failures.append(f"down_cards: seat {seat} is not in the hand")
+                elif got_down[str(seat)] != [str(c) for c in codes]:
+                    failures.append(f"down cards of seat {seat}: expected {list(codes)}, got {got_down[str(seat)]}")
             continue
         if key == "opened":
             if sorted(opened) != sorted(want):
@@ -183,6 +216,17 @@ def _check(expect: Mapping[str, Any], state: Mapping[str, Any], opened: list[str
     return failures
 
 
+def _announced_since(floor: Floor, before: Hand | None, said: int) -> list[str]:
+    """The announcements made since ``before`` (the hand then) had made ``said`` of them."""
+    texts: list[str] = []
+    hand = floor.table.hand
+    if before is not None:
+        texts += [a.text for a in before.announcements[said:]]
+    if hand is not None and hand is not before:
+        texts += [a.text for a in hand.announcements]
+    return texts
+
+
 def run_scenario(data: Mapping[str, Any]) -> dict[str, Any]:
     """Run one scenario document; the result says whether every expectation held."""
     failures: list[str] = []
@@ -194,26 +238,38 @@ def run_scenario(data: Mapping[str, Any]) -> dict[str, Any]:
     if not isinstance(steps, list):
         raise ScenarioError("steps must be a list")
     for k, step in enumerate(steps, start=1):
+        # A step that fails (refused, not as expected, or not written as docs/scenarios.md says)
+        # is a failure of that step; the next steps still run.
         if not isinstance(step, Mapping):
-            raise ScenarioError(f"step {k} is not an object")
+            failures.append(f"step {k}: a step is a table (an object)")
+            continue
         unknown = set(step) - {*INPUT_KEYS, "expect", "note"}
         if unknown:
-            raise ScenarioError(f"step {k}: unknown key(s) {sorted(unknown)}")
+            failures.append(f"step {k}: unknown key(s) {sorted(unknown)}")
+            continue
         expect = step.get("expect", {})
+        if not isinstance(expect, Mapping):
+            failures.append(f"step {k}: expect must be a table")
+            continue
         opened: list[str] = []
         error: str | None = None
+        before = floor.table.hand
+        said = len(before.announcements) if before is not None else 0
         try:
             for inp in step_inputs(step, floor):
                 out = floor.handle(inp)
                 opened += [p.rule.id for p in out.opened]
-        except FloorError as exc:
+        except (FloorError, ScenarioError) as exc:
             error = str(exc)
+        except (KeyError, TypeError, ValueError) as exc:
+            error = f"step {k} is not written as docs/scenarios.md says: {exc!r}"
+        announced = _announced_since(floor, before, said)
         want_error = expect.get("error")
         if want_error is not None and (error is None or str(want_error).lower() not in error.lower()):
             failures.append(f"step {k}: expected a refusal containing {want_error!r}, got {error!r}")
         elif want_error is None and error is not None:
             failures.append(f"step {k}: refused: {error}")
-        failures += [f"step {k}: {f}" for f in _check(expect, summary(floor), opened)]
+        failures += [f"step {k}: {f}" for f in _check(expect, summary(floor), opened, announced)]
     return {
         "name": data.get("name", ""),
         "rules": list(data.get("rules", [])),
