@@ -5,7 +5,7 @@ Each entry names a clause of the seeds (``../shared/seeds``: 001 stud rules
 know of it (which sensor disagreement, or which dealer report when no sensor
 can see it), the sentence the dealer reads, the options the rule leaves
 open, and what each option does to the hand, expressed as ordinary hand
-events.  ``engine/floor.py`` detects and applies them; ``docs/rules.md`` is
+events.  ``engine/floor/`` detects them and applies them (``engine.floor.rulings.EFFECTS``); ``docs/rules.md`` is
 generated from this table (``python -m engine.irregularities``) so the two
 can never drift apart.
 
@@ -30,7 +30,7 @@ from typing import Final
 class RuleOption:
     id: str
     label: str
-    effect: str  # what it does, in words; the code is in engine/floor.py under the rule id
+    effect: str  # what it does, in words; the code is engine.floor.rulings.EFFECTS[rule id]
 
 
 @dataclass(frozen=True)

@@ -11,14 +11,31 @@ from __future__ import annotations
 
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
-from typing import TYPE_CHECKING
+from typing import Protocol, TypeVar
 
 from engine.cards import Card
 from engine.ranking import high_value, low8_value, low_value
 from engine.rules import HouseRules, Variant
 
-if TYPE_CHECKING:
-    from engine.hand import SeatState
+
+class Contender(Protocol):
+    """What the pots need to know of a seat (``engine.hand.SeatState`` is one)."""
+
+    @property
+    def seat(self) -> int: ...
+    @property
+    def folded(self) -> bool: ...
+    @property
+    def mucked(self) -> bool: ...
+    @property
+    def committed(self) -> int: ...
+    @property
+    def ante(self) -> int: ...
+    @property
+    def all_cards(self) -> list[Card]: ...
+
+
+S = TypeVar("S", bound=Contender)
 
 
 @dataclass(frozen=True)
@@ -39,14 +56,14 @@ def _pot(amount: int, eligible: tuple[int, ...]) -> Pot:
     return pot
 
 
-def build_pots(seats: Sequence[SeatState], rules: HouseRules) -> list[Pot]:
+def build_pots(seats: Sequence[S], rules: HouseRules) -> list[Pot]:
     """Main pot first, then side pots, from every seat's contribution."""
     if rules.antes_in_side_pots:
         return _pots_by_contribution(seats, rules)
     return _pots_antes_dead(seats)
 
 
-def _pots_by_contribution(seats: Sequence[SeatState], rules: HouseRules) -> list[Pot]:
+def _pots_by_contribution(seats: Sequence[S], rules: HouseRules) -> list[Pot]:
     live = [s for s in seats if not s.folded and not s.mucked]
     levels = sorted({s.committed for s in live})
     pots: list[Pot] = []
@@ -67,7 +84,7 @@ def _pots_by_contribution(seats: Sequence[SeatState], rules: HouseRules) -> list
     return pots
 
 
-def _pots_antes_dead(seats: Sequence[SeatState]) -> list[Pot]:
+def _pots_antes_dead(seats: Sequence[S]) -> list[Pot]:
     """PokerKit 0.7.7's pots with no ante trimming: antes seed the lowest pot."""
     amount = 0
     levels = set()
@@ -128,7 +145,7 @@ class Scores:
 
     __slots__ = ("_high", "_low", "_low8", "cards")
 
-    def __init__(self, seats: Sequence[SeatState], common: Sequence[Card]) -> None:
+    def __init__(self, seats: Sequence[S], common: Sequence[Card]) -> None:
         self.cards: dict[int, list[Card]] = {s.seat: [*s.all_cards, *common] for s in seats if not s.folded and not s.mucked}
         self._high: dict[int, int] = {}
         self._low: dict[int, int] = {}
@@ -186,7 +203,7 @@ def _divide(
 
 def split_pot(
     pot: Pot,
-    seats: Sequence[SeatState],
+    seats: Sequence[S],
     common: Sequence[Card],
     variant: Variant,
     rules: HouseRules,
@@ -230,11 +247,11 @@ def split_pot(
 
 def kill_losing_hands(
     pots: Sequence[Pot],
-    seats: Sequence[SeatState],
+    seats: Sequence[S],
     common: Sequence[Card],
     variant: Variant,
     scores: Scores | None = None,
-) -> list[SeatState]:
+) -> list[S]:
     """The live hands that cannot win any part of any pot they are in."""
     by_seat = {s.seat: s for s in seats}
     if scores is None:

@@ -1,0 +1,154 @@
+"""The camera's view of the felt, compared with the hand.
+
+Where the view disagrees with the hand (a hole card face up, a card off the felt,
+an up card one place off the shoe's order) a prompt opens; on a table without a
+shoe the camera's new cards are the deal.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import Any
+
+from engine.cards import UNKNOWN, Card, CardError, parse_cards
+from engine.events import CardBurned
+from engine.floor.prompts import BURN_PROBLEMS, FloorError, FloorOutputs
+from engine.floor.state import FloorState
+from engine.hand import Hand, Phase, Street
+
+
+class CameraMixin(FloorState):
+    """Camera views."""
+
+    def _camera_view(
+        self, seats: Mapping[str, Any], irregular: list[Any]
+    ) -> tuple[dict[int, Mapping[str, Any]], list[Mapping[str, Any]]]:
+        """The seats and irregular items of a camera view, less what is still the last hand's picture.
+
+        Why: the camera lags the felt (it reports a seat only once it has held still for a few
+        frames) and keeps re-sending its view, so when a hand starts it may still show the last
+        hand's cards; an old up card that is a new hole card would pass for an exposed card, and on
+        a camera-only table the old cards would be dealt again.  A seat is not looked at while it
+        shows the last hand's up cards at that seat, in order, over two or three down cards (the
+        seat as it lay on some street of that hand), or, with a shoe (which always leads the
+        camera), while it shows more cards than the shoe has dealt it.  An off-felt card
+        the last hand had and this one has not dealt is the last hand's too.
+        """
+        parsed: dict[int, Mapping[str, Any]] = {}
+        for key, view in seats.items():
+            try:
+                seat = int(key)
+            except (TypeError, ValueError):
+                raise FloorError(f"camera seat {key!r} is not a number") from None
+            if not isinstance(view, Mapping):
+                raise FloorError(f"camera seat {key!r}: the view must be an object with up and down")
+            try:
+                parse_cards(view.get("up", []))
+                int(view.get("down", 0))
+            except (CardError, TypeError, ValueError) as exc:
+                raise FloorError(f"camera seat {key!r}: {exc}") from None
+            parsed[seat] = view
+        items = [i for i in irregular if isinstance(i, Mapping)]
+        hand = self.table.hand
+        last = self.hands[-1] if self.hands and hand is not None and self.hands[-1] is not hand else None
+        if hand is None or last is None:
+            return parsed, items
+        old_up = {s.seat: [str(c) for c, up in s.cards if up] for s in last.seats}
+        old_down = {s.seat: sum(1 for _, up in s.cards if not up) for s in last.seats}
+        old_cards = {str(c) for s in last.seats for c, _ in s.cards}
+        held = {s.seat: len(s.cards) for s in hand.seats}
+        fresh: dict[int, Mapping[str, Any]] = {}
+        for seat, view in parsed.items():
+            up = [str(c) for c in view.get("up", [])]
+            down = int(view.get("down", 0))
+            if up and up == old_up.get(seat, [])[: len(up)] and 2 <= down <= old_down.get(seat, 0):
+                continue  # the last hand's seat as it lay on some street
+            if self.shoe_active and len(up) + int(view.get("down", 0)) > held.get(seat, 0):
+                continue
+            fresh[seat] = view
+        dealt = {str(c) for c in hand.seen}
+        return fresh, [i for i in items if not (str(i.get("card")) in old_cards and str(i.get("card")) not in dealt)]
+
+    def _on_camera(self, inp: Mapping[str, Any], out: FloorOutputs) -> None:
+        seats_in = inp.get("seats", {})
+        if not isinstance(seats_in, Mapping):
+            raise FloorError("camera seats must be an object keyed by seat number")
+        seats, irregular = self._camera_view(seats_in, list(inp.get("irregular", []) or []))
+        hand = self.table.hand
+        if hand is None or hand.is_over:
+            return
+        for item in irregular:
+            if item.get("kind") == "off_felt":
+                seat = item.get("seat")
+                key = (hand.hand_id, "stud.card-off-table", seat if isinstance(seat, int) else None,
+                       str(item.get("card")))
+                if key not in self.camera_raised:
+                    self.camera_raised.add(key)
+                    self._open("stud.card-off-table", (seat,) if isinstance(seat, int) else (), out)
+        in_hand = {s.seat: s for s in hand.seats}
+        for seat, view in seats.items():
+            s = in_hand.get(seat)
+            if s is None:
+                if view.get("up") or view.get("down"):
+                    self._open("misdeal.empty-seat", (seat,), out)
+                continue
+            up_seen = [Card.parse(c) for c in view.get("up", [])]
+            known_down = {c for c in s.down if c.known}
+            exposed = [c for c in up_seen if c in known_down]
+            if exposed:
+                # The shoe dealt it down; the camera sees it face up.
+                key = (hand.hand_id, "exposed", seat, str(exposed[0]))
+                if key in self.camera_raised:
+                    continue
+                self.camera_raised.add(key)
+                if hand.street == Street.THIRD and len(s.cards) <= 3:
+                    rule = "stud.both-holecards-exposed" if len(exposed) >= 2 else "stud.exposed-holecard"
+                    if self.config.rules.exposed_downcard_misdeal:
+                        rule = "stud.exposed-holecard-tournament"
+                    self._open(rule, (seat,), out, card_code=str(exposed[0]))
+                elif hand.street == Street.SEVENTH:
+                    rule = "stud.allin-last-card-up" if s.stack == 0 else "stud.last-card-up"
+                    self._open(rule, (seat,), out, card_code=str(exposed[0]))
+                continue
+            street = hand.street
+            if (
+                self.shoe_active
+                and Street.FOURTH <= street <= Street.SIXTH
+                and len(up_seen) > street
+                and (len(s.up) <= street or up_seen[street] != s.up[street])
+                and (hand.hand_id, street) not in self.burn_errors
+            ):
+                burns = self._burn_shift(hand, seat, up_seen[street])
+                if burns is not None:
+                    # RRoP stud 13: the camera sees the card one place off the shoe's order.
+                    self.burn_errors[(hand.hand_id, street)] = burns
+                    self._open("stud.burn-error", (seat,), out, burns=burns, problem=BURN_PROBLEMS[burns])
+                    return
+            if self.shoe_active or hand.phase is not Phase.DEALING:
+                continue
+            # Camera-only table: the camera's new cards are the deal.
+            # New up cards by position (the row is laid in order): a card read differently from the
+            # one the engine holds is a misread to report, not a new card.
+            for c in up_seen[len(s.up):]:
+                if c not in s.up:
+                    self._deal_observed(hand, seat, c, True, out)
+                    if self.prompts:
+                        return
+            missing_down = int(view.get("down", 0)) - len(s.down)
+            for _ in range(max(0, missing_down)):
+                self._deal_observed(hand, seat, UNKNOWN, False, out)
+
+    def _burn_shift(self, hand: Hand, seat: int, seen: Card) -> int | None:
+        """RRoP stud 13: the burns the dealer really made on this street (0 or 2), judged from an up
+        card the camera sees at ``seat`` one draw before or after the one the shoe's order gives it."""
+        draws = hand.street_draws()
+        if not draws or not isinstance(draws[0], CardBurned):
+            return None
+        cards = [ev.card for ev in draws]
+        if seen not in cards:
+            return None
+        order = [None] + [s.seat for s in hand.live_seats]
+        if seat not in order:
+            return None
+        shift = order.index(seat) - cards.index(seen)
+        return {1: 0, -1: 2}.get(shift)

@@ -1,0 +1,321 @@
+"""The table as the engine service runs it: sensors, dealer, rulings.
+
+Theory of operation
+-------------------
+``Floor`` is the pure core of the engine service.  It holds the ``Table``
+(and through it the hand in progress), the open irregularity prompts and the
+log of every input it accepted.  Inputs are plain JSON objects with a
+``kind`` (the same records the event store keeps and scenarios script):
+
+==============  ==========================================================
+kind            fields
+==============  ==========================================================
+``table``       ``op`` (seat, leave, add_chips, sit_out, sit_in, start_hand), seat, name, amount
+``action``      seat, action, amount: a player's action entered by the dealer
+``shoe_card``   card (or null), status (ok, unknown_tag, foreign_deck, duplicate), counter
+``camera``      seats {"3": {"up": [...], "down": 2}}, irregular [...]
+``manual_card`` seat, card, face_up: a card keyed in when shoe or camera is down
+``show``        seat, cards / ``muck``: seat (showdown)
+``report``      report (an irregularity rule id or short name), seat, details
+``ruling``      prompt, option
+``source``      device, status (online, offline, gap), missing
+==============  ==========================================================
+
+``handle`` turns an input into hand events: a shoe draw becomes the burn or
+the card for the seat the deal calls for next; a camera view is compared
+with the hand, and where it disagrees (a hole card face up, a card off the
+felt) an irregularity prompt opens instead.  A prompt changes nothing until
+the dealer rules on it; then its effect is applied as ordinary hand events,
+so the hand alone still replays from its own log.  While a prompt is open,
+the console inputs it blocks are refused with a reason; sensor inputs it
+blocks (a card already drawn cannot be refused) wait and are applied after
+the ruling.  A refused input raises ``FloorError`` and changes nothing.
+
+Layout
+------
+``Floor`` (this module) holds the state, the input table (``INPUTS``), the
+table ops, player actions and what follows by itself (``_after``); one mixin per
+part does the rest: ``engine.floor.shoe`` (shoe draws, manual cards),
+``engine.floor.camera`` (camera views), ``engine.floor.reports`` (dealer reports),
+``engine.floor.rulings`` (rulings and their effects, ``EFFECTS``), over
+``engine.floor.state`` (fields, applying events, opening prompts) and
+``engine.floor.prompts`` (``Prompt``, ``FloorOutputs``, ``FloorError``).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Mapping
+from typing import Any
+
+from engine.cards import CardError, parse_cards
+from engine.events import (
+    CallOnly,
+    CardsShown,
+    ChipsAdded,
+    HandKilled,
+    HandMucked,
+    PlayerAction,
+    SeatLeft,
+    SeatTaken,
+    SittingOut,
+)
+from engine.floor.camera import CameraMixin
+from engine.floor.prompts import FloorError, FloorOutputs
+from engine.floor.reports import ReportsMixin
+from engine.floor.rulings import RulingsMixin
+from engine.floor.shoe import ShoeMixin
+from engine.hand import Phase, Street
+from engine.rules import GameConfig
+from engine.table import Table
+
+SENSOR_KINDS = frozenset({"shoe_card", "camera"})
+
+
+class Floor(ShoeMixin, CameraMixin, ReportsMixin, RulingsMixin):
+    """One table's engine core.  See the module docstring."""
+
+    def __init__(self, config: GameConfig, table_id: str = "table", seat_count: int = 8) -> None:
+        self.config = config
+        self.table_id = table_id
+        self.table = Table(config, seat_count)
+        self.prompts = {}
+        self.prompt_counter = 0
+        self.log = []
+        self.held = []  # sensor inputs waiting for a ruling
+        self.shoe_active = True  # a shoe supplies card identities and the deal order
+        self.camera_active = True
+        self.absent = set()
+        self.folded_no_wager = set()  # RRoP stud 7: dealt on until a bet kills the hand
+        self.out_of_turn = {}  # held binding actions, by seat
+        self.pending_removals = 0  # RRoP stud 14: cards still to set aside after a premature deal
+        self.removal_due = False  # RRoP stud 14: count them once the betting round is over
+        # RRoP stud 14: cards drawn during this betting round: (card, seat it would have gone to
+        # in the next street's deal, None for the burn), keyed by (hand, street).
+        self.premature = []
+        self.premature_key = (-1, -1)
+        self.burn_errors = {}  # RRoP stud 13: (hand, street) -> burns
+        self.card_mode = None  # RRoP stud 15 on seventh street: "reshuffled" or "common"
+        self.hands = []  # finished hands, in order
+        # What the camera already raised, per hand: a card lying off the felt or a hole card face up is
+        # one irregularity however many observations repeat it (the camera re-sends its view).
+        self.camera_raised = set()
+        # Cards dealt from the camera's view or keyed by hand while the shoe was offline: (hand, card).
+        # The shoe keeps a draw made while its cable is out and sends it when it is back; that late
+        # report is the same card, not a duplicate (DESIGN: sensors may fail mid-game; nothing twice).
+        self.dealt_without_shoe = []
+
+    def set_aside_due(self) -> int:
+        """How many of the next shoe draws are set aside, not dealt (RRoP stud 14)."""
+        hand = self.table.hand
+        if hand is None or hand.phase is not Phase.DEALING:
+            return 0
+        if self.removal_due:
+            return sum(1 for s in hand.live_seats if s.seat not in hand.early)
+        return self.pending_removals
+
+    def open_prompts(self) -> list[dict[str, Any]]:
+        return [p.to_json() for p in self.prompts.values()]
+
+    # ------------------------------------------------------------------ driver
+
+    def handle(self, inp: Mapping[str, Any]) -> FloorOutputs:
+        """Apply one input; raises FloorError (changing nothing) if it is refused."""
+        if not isinstance(inp, Mapping) or not isinstance(inp.get("kind"), str):
+            raise FloorError("an input is a JSON object with a 'kind'")
+        kind = inp["kind"]
+        handler = INPUTS.get(kind)
+        if handler is None:
+            raise FloorError(f"unknown input kind {kind!r}")
+        out = FloorOutputs()
+        if kind in SENSOR_KINDS and self._sensor_blocked(kind):
+            self.held.append(dict(inp))
+            out.notes.append(f"{kind} held until the open prompt is ruled on")
+            self.log.append(dict(inp))
+            return out
+        handler(self, inp, out)
+        self.log.append(dict(inp))
+        if kind == "ruling" and not self._sensor_blocked("shoe_card"):
+            while self.held and not self._sensor_blocked(self.held[0]["kind"]):
+                held = self.held.pop(0)
+                INPUTS[held["kind"]](self, held, out)
+        self._after(out)
+        return out
+
+    # ------------------------------------------------------------- the table
+
+    def _on_table(self, inp: Mapping[str, Any], out: FloorOutputs) -> None:
+        op = inp.get("op")
+        seat: Any = inp.get("seat")
+        try:
+            if op == "seat":
+                self._apply(SeatTaken(int(seat), str(inp.get("name", "")), int(inp.get("amount", 0))), out)
+            elif op == "leave":
+                self._apply(SeatLeft(int(seat)), out)
+            elif op == "add_chips":
+                self._apply(ChipsAdded(int(seat), int(inp.get("amount", 0))), out)
+            elif op in ("sit_out", "sit_in"):
+                self._apply(SittingOut(int(seat), op == "sit_out"), out)
+            elif op == "start_hand":
+                if self.prompts:
+                    raise FloorError("rule on the open prompts before the next hand")
+                start = self.table.start_hand()
+                self.absent &= {s.seat for s in start.seats}
+                self.folded_no_wager.clear()
+                self.out_of_turn.clear()
+                self.pending_removals = 0
+                self.removal_due = False
+                self.premature = []
+                self.burn_errors.clear()
+                self.card_mode = None
+                self._apply(start, out)
+            else:
+                raise FloorError(f"unknown table op {op!r}")
+        except (TypeError, ValueError) as exc:
+            if isinstance(exc, FloorError):
+                raise
+            raise FloorError(f"table {op}: {exc}") from None
+
+    # --------------------------------------------------------------- actions
+
+    def _on_action(self, inp: Mapping[str, Any], out: FloorOutputs) -> None:
+        hand = self._live_hand()
+        self._console_blocked("action")
+        seat, action, amount = inp.get("seat"), inp.get("action"), inp.get("amount")
+        if not isinstance(seat, int) or not isinstance(action, str):
+            raise FloorError("an action needs a seat number and an action")
+        if hand.phase is Phase.BETTING and hand.to_act is not None and seat != hand.to_act:
+            s = hand.seat(seat) if seat in {x.seat for x in hand.seats} else None
+            if s is None or not s.live:
+                raise FloorError(f"seat {seat} is not in this hand")
+            if seat in self.out_of_turn:
+                raise FloorError(f"seat {seat} already has an action held out of turn")
+            rnd = hand.round
+            assert rnd is not None
+            # RRoP 3.5: an out-of-turn action may bind if nobody in between bets or raises.
+            self._open(
+                "betting.out-of-turn",
+                (seat,),
+                out,
+                action=action,
+                amount=amount,
+                since=len(hand.events),
+            )
+            return
+        self._apply(PlayerAction(seat, action, amount), out)
+
+    def _after(self, out: FloorOutputs) -> None:
+        """Things that follow by themselves: held actions coming due, absent players reached,
+        the deck running short on seventh street."""
+        hand = self.table.hand
+        if (
+            hand is not None
+            and hand.phase is Phase.DEALING
+            and hand.street == Street.SEVENTH
+            and self.card_mode is None
+            and not self.prompts
+            and hand.stub_size() <= 1
+            and not hand.common_card_street()
+        ):
+            waiting = hand.waiting_count()
+            if hand.stub_size() < waiting:
+                # RRoP stud 15: every card is dealt but the last; it is mixed with the burn cards.
+                self._open("stud.out-of-cards", (), out, stub=hand.stub_size(), waiting=waiting,
+                           pool=hand.reshuffle_pool())
+                return
+        for _ in range(64):
+            hand = self.table.hand
+            if hand is None or hand.is_over or hand.phase is not Phase.BETTING or self.prompts:
+                return
+            seat = hand.to_act
+            rnd = hand.round
+            if seat is None or rnd is None:
+                return
+            if seat in self.absent:
+                # RRoP stud 6: the ante and forced bet are forfeited; the hand is killed when betting reaches it.
+                opts = hand.options()
+                if opts is not None and opts.find("bring_in") and rnd.bring_in_forced:
+                    bring = opts.find("bring_in")
+                    assert bring is not None
+                    self._apply(PlayerAction(seat, "bring_in", bring.amount), out)
+                if hand.seat(seat).live and not hand.is_over:
+                    self._apply(HandKilled(seat, "stud.absent-player"), out)
+                continue
+            if seat in self.folded_no_wager:
+                # RRoP stud 7: the seat checks along until it faces a bet, which kills the hand.
+                opts = hand.options()
+                if opts is not None and opts.find("check"):
+                    self._apply(PlayerAction(seat, "check"), out)
+                else:
+                    self._apply(HandKilled(seat, "stud.fold-without-wager"), out)
+                continue
+            held = self.out_of_turn.pop(seat, None)
+            if held is None:
+                return
+            # RRoP 3.5: it binds if no player in between bet, called or raised after it was made.
+            between = [
+                e for e in hand.events[held["since"]:]
+                if isinstance(e, PlayerAction) and e.seat != seat and e.action not in ("check", "fold")
+            ]
+            if not between:
+                try:
+                    self._apply(PlayerAction(seat, held["action"], held["amount"]), out)
+                    out.notes.append(f"seat {seat}'s out-of-turn {held['action']} binds")
+                    continue
+                except FloorError as exc:
+                    out.notes.append(f"seat {seat}'s out-of-turn {held['action']} cannot stand: {exc}")
+            else:
+                out.notes.append(f"seat {seat}'s out-of-turn {held['action']} is void: a player in between bet or called")
+            if held["action"] == "check":
+                # RRoP 3.5: a player who checks out of turn may not bet or raise on the next turn.
+                self._apply(CallOnly(seat), out)
+            return
+
+    def _on_show(self, inp: Mapping[str, Any], out: FloorOutputs) -> None:
+        self._live_hand()
+        try:
+            cards = parse_cards(inp.get("cards", []))
+        except CardError as exc:
+            raise FloorError(str(exc)) from None
+        self._apply(CardsShown(int(inp["seat"]), cards), out)
+
+    def _on_muck(self, inp: Mapping[str, Any], out: FloorOutputs) -> None:
+        self._live_hand()
+        self._apply(HandMucked(int(inp["seat"])), out)
+
+    def _on_source(self, inp: Mapping[str, Any], out: FloorOutputs) -> None:
+        """A device went offline, came back, or skipped messages (DESIGN: sensors may fail mid-game)."""
+        device = str(inp.get("device", "device"))
+        status = inp.get("status")
+        is_shoe = device.startswith(("shoe", "bridge"))
+        if status == "offline":
+            if is_shoe:
+                self.shoe_active = False
+            elif device.startswith(("cam", "vision")):
+                self.camera_active = False
+            self._open("source.offline", (), out, device=device)
+        elif status == "online":
+            if is_shoe:
+                self.shoe_active = True
+            elif device.startswith(("cam", "vision")):
+                self.camera_active = True
+        elif status == "gap":
+            self._open("source.gap", (), out, device=device, missing=int(inp.get("missing", 1)))
+        else:
+            raise FloorError(f"unknown source status {status!r}; use online, offline or gap")
+
+
+Handler = Callable[[Floor, Mapping[str, Any], FloorOutputs], None]
+
+#: The handler of each input, by its ``kind``.
+INPUTS: dict[str, Handler] = {
+    "table": Floor._on_table,
+    "action": Floor._on_action,
+    "shoe_card": Floor._on_shoe_card,
+    "camera": Floor._on_camera,
+    "manual_card": Floor._on_manual_card,
+    "show": Floor._on_show,
+    "muck": Floor._on_muck,
+    "report": Floor._on_report,
+    "ruling": Floor._on_ruling,
+    "source": Floor._on_source,
+}

@@ -1,0 +1,65 @@
+"""What the floor says back: prompts for the dealer, outputs, refusals."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any
+
+from engine.events import Event
+from engine.hand import Hand
+from engine.irregularities import Rule, RuleOption
+
+BURN_PROBLEMS = {0: "skipped (no card burned)", 2: "doubled (two cards burned)"}
+
+
+class FloorError(ValueError):
+    """An input refused in the current state; nothing was changed."""
+
+
+@dataclass
+class Prompt:
+    id: str
+    rule: Rule
+    seats: tuple[int, ...]
+    text: str
+    data: dict[str, Any] = field(default_factory=dict)
+
+    @property
+    def options(self) -> tuple[RuleOption, ...]:
+        return self.rule.options or (RuleOption("confirm", "Confirm", "apply the ruling"),)
+
+    def blocks(self, what: str) -> bool:
+        return what in self.rule.blocks
+
+    def to_json(self) -> dict[str, Any]:
+        """As carried in public/state ``prompts``."""
+        return {
+            "id": self.id,
+            "rule": self.rule.id,
+            "title": self.rule.title,
+            "seats": list(self.seats),
+            "text": self.text,
+            "clause": self.rule.clause,
+            "options": [{"id": o.id, "label": o.label} for o in self.options],
+        }
+
+    def to_wire(self) -> dict[str, Any]:
+        """As carried in the dealer/prompt ``open`` list (engine/wire.py)."""
+        return {
+            "prompt": self.id,
+            "text": self.text,
+            "options": [o.id for o in self.options],
+            "labels": [o.label for o in self.options],
+            "rule": self.rule.id,
+            "clause": self.rule.clause,
+            "seats": list(self.seats),
+        }
+
+
+@dataclass
+class FloorOutputs:
+    events: list[Event] = field(default_factory=list)
+    opened: list[Prompt] = field(default_factory=list)
+    closed: list[str] = field(default_factory=list)
+    notes: list[str] = field(default_factory=list)
+    hand_finished: Hand | None = None

@@ -1,0 +1,146 @@
+"""Dealer reports: irregularities no sensor can see, checked before their prompt opens."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import Any
+
+from engine.cards import Card, CardError
+from engine.events import PlayerAction, UpCardCorrected
+from engine.floor.prompts import BURN_PROBLEMS, FloorError, FloorOutputs
+from engine.floor.state import FloorState
+from engine.hand import Hand, Phase, Street
+from engine.irregularities import BY_ID
+
+# Short names the console may use for its report buttons (the wire allows lower-case words
+# with underscores; hyphens are accepted too).
+REPORT_ALIASES = {
+    "player-absent": "stud.absent-player",
+    "picked-up-upcards": "stud.upcards-picked-up",
+    "out-of-turn": "betting.out-of-turn",
+    "absent": "stud.absent-player",
+    "upcards-picked-up": "stud.upcards-picked-up",
+    "card-off-table": "stud.card-off-table",
+    "misdeal": "misdeal.exposed-first-cards",
+    "fold-without-wager": "stud.fold-without-wager",
+    "exposed-holecard": "stud.exposed-holecard",
+    "foreign-card": "deck.foreign-card",
+    "boxed-card": "deck.boxed-card",
+    "joker": "deck.joker",
+    "flashed-card": "deal.flashed-card",
+    "unaware-of-raise": "betting.unaware-of-raise",
+    "final-downcard-kept": "stud.final-downcard-kept",
+    "wrong-bring-in": "stud.wrong-bring-in",
+    "burn-error": "stud.burn-error",
+    "extra-card": "deal.extra-card-before-betting",
+}
+
+
+class ReportsMixin(FloorState):
+    """The ``report`` input."""
+
+    def _on_report(self, inp: Mapping[str, Any], out: FloorOutputs) -> None:
+        name = inp.get("report")
+        short = str(name).replace("_", "-")
+        rule_id = REPORT_ALIASES.get(short, short)
+        rule = BY_ID.get(rule_id)
+        if rule is None or rule.handling == "enforced":
+            known = ", ".join(sorted(REPORT_ALIASES))
+            raise FloorError(f"unknown report {name!r}; reports are {known} or a rule id")
+        seat = inp.get("seat")
+        hand = self.table.hand
+        seats: tuple[int, ...] = ()
+        if seat is not None:
+            if hand is None or seat not in {s.seat for s in hand.seats}:
+                raise FloorError(f"seat {seat} has no cards in this hand")
+            seats = (int(str(seat)),)
+        if rule_id.startswith("misdeal."):
+            self._live_hand()
+            if self._action_occurred():
+                raise FloorError(
+                    "two players have acted after the bring-in: no misdeal; the hand is played to its end "
+                    "[RRoP 3.2]"
+                )
+        elif hand is None or hand.is_over:
+            raise FloorError("no hand is in progress")
+        if rule_id == "stud.fold-without-wager" and hand is not None:
+            rnd = hand.round
+            if rnd is None or hand.to_act != seat:
+                raise FloorError(f"seat {seat} is not the player to act")
+            if rnd.to > hand.seat(int(str(seat))).bet:
+                raise FloorError(f"seat {seat} faces a wager: that is an ordinary fold")
+        extra: dict[str, Any] = {}
+        if rule_id == "stud.wrong-bring-in" and hand is not None:
+            seats, extra = self._check_wrong_bring_in(hand, inp)
+        if rule_id == "stud.burn-error" and hand is not None:
+            burns = inp.get("burns")
+            if burns not in (0, 2):
+                raise FloorError("say how many cards were burned: burns = 0 (none) or 2 (two) [RRoP stud 13]")
+            if hand.street == Street.THIRD:
+                raise FloorError("third street has no burn card [RRoP stud 13]")
+            assert isinstance(burns, int)
+            self.burn_errors[(hand.hand_id, hand.street)] = burns
+            extra = {"problem": BURN_PROBLEMS[burns]}
+        if rule_id == "stud.final-downcard-kept" and hand is not None:
+            if seat is None:
+                raise FloorError("say which seat kept the last card")
+            extra = self._check_final_card(hand, int(str(seat)), inp)
+        if rule_id == "betting.unaware-of-raise" and hand is not None:
+            last = hand.events[-1]
+            if not isinstance(last, PlayerAction) or last.seat != seat:
+                raise FloorError(
+                    f"seat {seat}'s action can be taken back only if nobody has acted after it [RRoP 3.5]"
+                )
+        data = {k: v for k, v in inp.items() if k not in ("kind", "report", "seat")}
+        self._open(rule_id, seats, out, **{**data, **extra})
+
+    def _check_wrong_bring_in(self, hand: Hand, inp: Mapping[str, Any]) -> tuple[tuple[int, ...], dict[str, Any]]:
+        """RRoP stud 9: an up card corrected after the bring-in; the seat that is truly low."""
+        rnd = hand.round
+        if hand.street != Street.THIRD or rnd is None or rnd.opener is None:
+            raise FloorError("a wrong bring-in is ruled on third street, during its betting [RRoP stud 9]")
+        actions = [k for k, e in enumerate(hand.events) if isinstance(e, PlayerAction)]
+        if not actions:
+            raise FloorError("nobody has brought it in yet: correct the card and the engine designates the low card")
+        try:
+            c = Card.parse(str(inp.get("card", "")))
+            corrected = int(str(inp.get("seat")))
+            probe = Hand.replay(hand.events[: actions[0]])
+            probe.apply(UpCardCorrected(corrected, c))
+        except (CardError, ValueError, TypeError) as exc:
+            raise FloorError(f"wrong bring-in: give the seat and its true up card ({exc})") from None
+        wrong = hand.seats[rnd.opener].seat
+        assert probe.round is not None and probe.round.opener is not None
+        true_low = probe.seats[probe.round.opener].seat
+        if true_low == wrong:
+            raise FloorError(f"with the {c.name} at seat {corrected}, seat {wrong} is still low: the bring-in stands")
+        return (true_low,), {"card": str(c), "corrected_seat": corrected, "wrong_seat": wrong}
+
+    def _check_final_card(self, hand: Hand, seat: int, inp: Mapping[str, Any]) -> dict[str, Any]:
+        """RRoP stud 13-14: which card the player keeps, and why."""
+        if hand.street == Street.SIXTH and hand.phase is Phase.BETTING:
+            code = inp.get("card")
+            if code is None and self.premature_key == (hand.hand_id, hand.street):
+                code = next((c for c, to in self.premature if to == seat), None)
+            if code is None:
+                raise FloorError(
+                    f"no card drawn during this betting round was due to seat {seat}: report it with the card"
+                )
+            return {"card": str(code), "extra": " and may only call on sixth street"}
+        if hand.street == Street.SEVENTH:
+            burns = inp.get("burns", self.burn_errors.get((hand.hand_id, Street.SEVENTH)))
+            if burns not in (0, 2):
+                raise FloorError(
+                    "on seventh street the last card is kept after a burn error: say burns = 0 or 2 [RRoP stud 13]"
+                )
+            return {"burns": burns, "extra": " where it lies (the burn error is not corrected)"}
+        raise FloorError("the last down card is kept early only on sixth street or after a seventh-street burn error")
+
+    def _action_occurred(self) -> bool:
+        """RRoP 3.2: two players have acted after the forced bet on third street."""
+        hand = self.table.hand
+        if hand is None:
+            return False
+        actions = [e for e in hand.events if isinstance(e, PlayerAction)]
+        after_bring_in = [a for a in actions[1:]] if actions else []
+        return hand.street > Street.THIRD or len(after_bring_in) >= 2

@@ -1,0 +1,133 @@
+"""Cards from the shoe and cards keyed by hand: where each goes, or which prompt it raises.
+
+Where a drawn card goes is the hand's deal tracker's answer (``Hand.draw_slot``);
+this part adds what only the floor knows: cards to set aside after a premature
+deal (RRoP stud 14), a draw while betting is open, the shoe's own statuses
+(duplicate, foreign deck, unknown tag), and cards dealt while the shoe was off.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import Any
+
+from engine.cards import UNKNOWN, Card, CardError
+from engine.events import CardBurned, CardDealt, CardsRemoved, CommonCardDealt
+from engine.floor.prompts import FloorError, FloorOutputs
+from engine.floor.state import FloorState
+from engine.hand import Hand, Phase, Street
+
+
+class ShoeMixin(FloorState):
+    """Shoe draws and manual cards."""
+
+    def _on_shoe_card(self, inp: Mapping[str, Any], out: FloorOutputs) -> None:
+        status = inp.get("status", "ok")
+        code = inp.get("card")
+        hand = self.table.hand
+        if hand is None or hand.is_over:
+            out.notes.append("a card was drawn between hands; ignored")
+            return
+        try:
+            c = Card.parse(code) if code is not None else UNKNOWN
+        except CardError as exc:
+            raise FloorError(f"shoe card: {exc}") from None
+        if c.known and c in hand.recycled and c not in hand.seen:
+            status = "ok"  # RRoP stud 15: reshuffled back into play; the shoe saw it once before
+        if c.known and (hand.hand_id, c) in self.dealt_without_shoe and status in ("ok", "duplicate"):
+            self.dealt_without_shoe.remove((hand.hand_id, c))
+            out.notes.append(f"the shoe reports the {c.name} late; it was already dealt while the shoe was offline")
+            return
+        if status == "duplicate" or (c.known and c in hand.seen):
+            self._open("deck.duplicate-card", (), out, card=c.name, card_code=str(c))
+            return
+        if status == "foreign_deck":
+            self._open("deck.foreign-card", (), out, card_code=str(c))
+            return
+        if status == "unknown_tag" or code is None:
+            self._open("deck.unknown-tag", (), out)
+            return
+        if status != "ok":
+            raise FloorError(f"unknown shoe status {status!r}")
+        self._deal_drawn(hand, c, out)
+
+    def _deal_drawn(self, hand: Hand, c: Card, out: FloorOutputs) -> None:
+        if hand.phase is Phase.BETTING:
+            rnd = hand.round
+            if hand.street == Street.THIRD and rnd is not None and rnd.bring_in_open and not rnd.acted:
+                # RRoP 3.4: one extra card before the first betting round becomes the burn;
+                # 3.2(d): a second one in the starting hands is a misdeal.
+                if hand.burn_ahead:
+                    self._open("misdeal.extra-cards", (), out, cards=[str(c)])
+                else:
+                    self._open("deal.extra-card-before-betting", (), out, card=str(c))
+                return
+            # RRoP stud 14, 3.4: a card dealt before the betting is complete will not play.
+            self._open("stud.premature-card", (), out, cards=[str(c)])
+            self._note_premature(hand, c)
+            return
+        if hand.phase is not Phase.DEALING:
+            self._open("stud.premature-card", (), out, cards=[str(c)])
+            return
+        if self.removal_due:
+            # RRoP stud 14: after the round, one card for each player still active (and still
+            # to receive a card) is taken out too.
+            self.removal_due = False
+            self.pending_removals = sum(1 for s in hand.live_seats if s.seat not in hand.early)
+        if self.pending_removals > 0:
+            self.pending_removals -= 1
+            self._apply(CardsRemoved((c,)), out)
+            return
+        slot = hand.draw_slot(self.card_mode)
+        if slot is None:
+            raise FloorError("no card is due")
+        kind, seat, face_up = slot
+        if kind == "common":
+            self._apply(CommonCardDealt(c), out)
+        elif kind == "burn":
+            self._apply(CardBurned(c), out)
+        else:
+            assert seat is not None
+            self._apply(CardDealt(seat, c, face_up), out)
+
+    def _note_premature(self, hand: Hand, c: Card) -> None:
+        """Remember where a card drawn during the betting would have gone in the next street's deal."""
+        key = (hand.hand_id, hand.street)
+        if self.premature_key != key:
+            self.premature_key = key
+            self.premature = []
+        order: list[int | None] = [None] + [s.seat for s in hand.live_seats]
+        n = len(self.premature)
+        self.premature.append((str(c), order[n] if n < len(order) else None))
+
+    def _on_manual_card(self, inp: Mapping[str, Any], out: FloorOutputs) -> None:
+        hand = self._live_hand()
+        self._console_blocked("deal")
+        seat, face_up = inp.get("seat"), inp.get("face_up")
+        if not isinstance(seat, int) or not isinstance(face_up, bool):
+            raise FloorError("a manual card needs a seat and face_up true or false")
+        try:
+            c = Card.parse(inp.get("card", "??"))
+        except CardError as exc:
+            raise FloorError(str(exc)) from None
+        self._deal_observed(hand, seat, c, face_up, out)
+
+    def _deal_observed(self, hand: Hand, seat: int, c: Card, face_up: bool, out: FloorOutputs) -> None:
+        """A card seen (camera) or keyed (console) at a seat, where no shoe says what was due."""
+        if c.known and not self.shoe_active:
+            self.dealt_without_shoe.append((hand.hand_id, c))
+        s = hand.seat(seat)
+        down, up = hand.needs(s)
+        if hand.phase is Phase.DEALING and face_up and not up and down and hand.street == Street.SEVENTH:
+            rule = "stud.allin-last-card-up" if s.stack == 0 else "stud.last-card-up"
+            self._open(rule, (seat,), out, card_code=str(c))
+            return
+        if hand.phase is Phase.DEALING and face_up and hand.street == Street.THIRD and down and s.n_up == 0 and s.n_down < 2:
+            # RRoP stud 5: a hole card dealt face up: it becomes the up card; the third card comes down.
+            self._apply(CardDealt(seat, c, True), out)
+            self._open("stud.exposed-holecard", (seat,), out, card_code=str(c))
+            return
+        if hand.phase is Phase.DEALING and face_up and hand.street == Street.THIRD and s.n_up == 1 and s.n_down < 2:
+            self._open("stud.both-holecards-exposed", (seat,), out, card_code=str(c))
+            return
+        self._apply(CardDealt(seat, c, face_up), out)
