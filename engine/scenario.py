@@ -107,6 +107,21 @@ def step_inputs(step: Mapping[str, Any], floor: Floor) -> list[dict[str, Any]]:
     return out
 
 
+def _next_deal_words(floor: Floor) -> str:
+    """What the deal tracker tells the dealer to do next: ``burn``, ``seat 3 down``, ``seat 3 up``,
+    ``common`` (the common card, RRoP stud 15), ``set aside`` (RRoP stud 14), or ``none``."""
+    if floor.set_aside_due():
+        return "set aside"
+    tracker = getattr(floor, "next_deal", None)
+    slots = tracker() if callable(tracker) else (floor.table.hand.expected_deal()[:1] if floor.table.hand else [])
+    if not slots:
+        return "none"
+    kind, seat, face_up = slots[0]
+    if kind == "card":
+        return f"seat {seat} {'up' if face_up else 'down'}"
+    return str(kind)
+
+
 def summary(floor: Floor) -> dict[str, Any]:
     hand = floor.table.hand
     prompt_options: dict[str, list[str]] = {}
@@ -119,6 +134,7 @@ def summary(floor: Floor) -> dict[str, Any]:
         "hands": len(floor.hands),
     }
     if hand is not None:
+        result["next_deal"] = _next_deal_words(floor)
         opts = hand.options()
         result.update(
             {
