@@ -20,8 +20,6 @@ Command-line options override the file.
 
 from __future__ import annotations
 
-import json
-import tomllib
 from dataclasses import dataclass, fields
 from pathlib import Path
 from typing import Any
@@ -44,28 +42,31 @@ class AppConfig:
     shoe_baud: int = 115200
     deck_art: str = "anglo"
     fullscreen: bool = False
+    screen: int | None = None  # which screen of the display (a monitor beside the console)
+    config_file: str = ""  # where it was read from, for errors
+    from_table: bool = False  # read from the table file (keys named as there)
 
     @classmethod
     def load(cls, path: Path | None, section: str) -> AppConfig:
         if path is None:
             return cls()
-        try:
-            text = path.read_text("utf-8")
-        except FileNotFoundError:
-            raise ValueError(f"config file {path} does not exist") from None
-        try:
-            data: dict[str, Any] = tomllib.loads(text) if path.suffix == ".toml" else json.loads(text)
-        except (tomllib.TOMLDecodeError, json.JSONDecodeError) as exc:
-            raise ValueError(f"config file {path} does not parse: {exc}") from None
+        from engine.configfile import read_config
+
+        data = read_config(path, f"{section} config")
+        from engine.tableconfig import part
+
+        table_part = part(path, data, section)  # the table file (engine/tableconfig.py): this screen's part
+        if table_part is not None:
+            return cls(**table_part, config_file=str(path), from_table=True)
         if isinstance(data.get(section), dict):
             data = {k: v for k, v in data.items() if not isinstance(v, dict)} | data[section]
-        known = {f.name for f in fields(cls)}
+        known = {f.name for f in fields(cls)} - {"config_file", "from_table"}
         data = {k: v for k, v in data.items() if not isinstance(v, dict)}
         unknown = sorted(set(data) - known)
         if unknown:
             raise ValueError(f"config file {path}: unknown setting(s) {', '.join(unknown)}; "
                              f"known: {', '.join(sorted(known))}")
-        return cls(**data)
+        return cls(**data, config_file=str(path))
 
     def override(self, **values: Any) -> AppConfig:
         for k, v in values.items():
@@ -74,20 +75,16 @@ class AppConfig:
         return self
 
     def host_port(self) -> tuple[str, int]:
-        host, _, port = self.broker.rpartition(":")
-        if not host or not port.isdigit():
-            raise ValueError(f"broker {self.broker!r} must be HOST:PORT, e.g. 127.0.0.1:1883")
-        return host, int(port)
+        from engine.configfile import parse_host_port
+
+        return parse_host_port(self.broker, self.config_file or None, "broker.port" if self.from_table else "broker")
 
     def login(self, role: Role) -> tuple[str, str]:
-        if self.user:
-            return self.user, self.password
-        if self.broker_dir:
-            from engine.broker.config import load_files
+        from engine.configfile import broker_login
 
-            return load_files(self.broker_dir).login(role)
-        raise ValueError(f"no broker login for the {role} role: set user and password, or broker_dir "
-                         "(the directory `studtable broker config --out DIR` wrote)")
+        return broker_login(str(role), broker_dir=self.broker_dir, user=self.user, password=self.password,
+                            file=self.config_file or None,
+                            key="broker.credentials" if self.from_table else "broker_dir")
 
 
 def run(role: Role, cfg: AppConfig) -> int:
@@ -125,6 +122,11 @@ def run(role: Role, cfg: AppConfig) -> int:
         window = ConsoleWindow(model, Commands(edge), images=images, history=history, tag_source=source,
                                decks_dir=str(Path(cfg.decks_dir).expanduser()) if cfg.decks_dir else None)
     edge.start()
+    screens = app.screens()
+    if cfg.screen is not None and 0 <= cfg.screen < len(screens):
+        # A kiosk without a window manager: put the window on that screen before it is shown.
+        window.setScreen(screens[cfg.screen])
+        window.move(screens[cfg.screen].geometry().topLeft())
     if cfg.fullscreen or role is Role.MONITOR:
         window.showFullScreen()
     else:

@@ -62,6 +62,7 @@ def register(sub: Any) -> None:
 
 def _run(args: argparse.Namespace, role_name: str) -> int:
     from dealer_console.app import AppConfig, run
+    from engine.configfile import ConfigFileError
     from engine.wire import Role
 
     role = Role(role_name)
@@ -70,6 +71,8 @@ def _run(args: argparse.Namespace, role_name: str) -> int:
             broker=args.broker, table=args.table, user=args.user, password=args.password, device=args.device,
             fullscreen=args.fullscreen)
         return run(role, cfg)
+    except ConfigFileError:
+        raise  # one line, printed by engine.cli
     except (ValueError, FileNotFoundError) as exc:
         print(f"error: {exc}", file=sys.stderr)
         return 2

@@ -27,11 +27,18 @@ def build_parser() -> argparse.ArgumentParser:
 
 
 def main(argv: Sequence[str] | None = None) -> int:
+    """Run one subcommand.  A configuration it cannot run with (``ConfigFileError``) is one line on
+    stderr, ``studtable COMMAND: FILE: KEY: what is wrong; what to do``, and exit status 2."""
+    from engine.configfile import EXIT_CONFIG, ConfigFileError
+
     parser = build_parser()
     args = parser.parse_args(argv)
     handler: Callable[[argparse.Namespace], int] = args.handler
     try:
         return int(handler(args) or 0)
+    except ConfigFileError as exc:
+        print(f"studtable {args.command}: {exc.line()}", file=sys.stderr, flush=True)
+        return EXIT_CONFIG
     except KeyboardInterrupt:
         return 130
 

@@ -5,7 +5,9 @@ from __future__ import annotations
 import argparse
 import contextlib
 import json
+import sqlite3
 import sys
+from pathlib import Path
 from typing import Any
 
 
@@ -26,11 +28,11 @@ def register(sub: Any) -> None:
 
     listing = hsub.add_parser("list", help="list the hands in the hand log")
     listing.add_argument("--store", required=True, help="SQLite path or postgresql:// URL")
-    listing.add_argument("--table", default="table")
+    listing.add_argument("--table", default=None, help="table id (without it: the tables in the store)")
     listing.set_defaults(handler=_history_list)
     export = hsub.add_parser("export", help="export one hand from the hand log")
     export.add_argument("--store", required=True, help="SQLite path or postgresql:// URL")
-    export.add_argument("--table", default="table")
+    export.add_argument("--table", required=True, help="table id")
     export.add_argument("--hand", required=True, metavar="ID")
     export.add_argument("--format", choices=("phh", "json"), default="phh")
     export.set_defaults(handler=_history_export)
@@ -40,10 +42,15 @@ def register(sub: Any) -> None:
     engine.set_defaults(handler=_engine)
 
     recorder = sub.add_parser("recorder", help="record every table's finished hands into one store")
-    recorder.add_argument("--broker", default="127.0.0.1:1883", help="HOST:PORT of the broker")
-    recorder.add_argument("--config-dir", required=True, help="directory from `studtable broker config` (logins)")
-    recorder.add_argument("--store", required=True, help="SQLite path or postgresql:// URL")
-    recorder.add_argument("--device", default="recorder-1")
+    recorder.add_argument("--config", default=None, help="the table file (its broker and store)")
+    recorder.add_argument("--broker", default=None, help="HOST:PORT of the broker (default 127.0.0.1:1883)")
+    recorder.add_argument("--config-dir", default=None, help="directory from `studtable broker config` (logins)")
+    recorder.add_argument("--store", default=None, help="SQLite path or postgresql:// URL")
+    recorder.add_argument("--device", default=None, help="device id (default recorder-1)")
+
+    from engine.tablesetup import register as register_setup
+
+    register_setup(sub)
     recorder.set_defaults(handler=_recorder)
 
     scenario = sub.add_parser("scenario", help="scripted hands with expected outputs (docs/scenarios.md)")
@@ -94,23 +101,64 @@ def _history_replay(args: argparse.Namespace) -> int:
     return 1 if failed else 0
 
 
-def _history_list(args: argparse.Namespace) -> int:
-    from engine.store import open_store
+def open_store_or_explain(url: str, table: str, file: str | None = None, key: str = "store") -> Any:
+    """The event store, or a ``ConfigFileError`` that says why it cannot be opened and what to do."""
+    from engine.configfile import ConfigFileError
+    from engine.store import StoreError, open_store
 
-    store = open_store(args.store, args.table)
+    postgres = url.startswith(("postgresql://", "postgres://"))
+    if not postgres:
+        path = Path(url[len("sqlite://"):] if url.startswith("sqlite:///") else url).expanduser()
+        if not path.parent.is_dir():
+            raise ConfigFileError(file, key, f"the store folder {path.parent} does not exist",
+                                  f"create it (mkdir -p {path.parent}) or fix the path")
     try:
-        for h in store.list_hands():
+        return open_store(url, table)
+    except StoreError as exc:
+        first = str(exc).splitlines()[0]
+        raise ConfigFileError(file, key, first, "check that PostgreSQL runs and answers at that URL "
+                              "(pg_isready), and the URL's user, password and database") from None
+    except (OSError, sqlite3.Error) as exc:
+        raise ConfigFileError(file, key, f"cannot open the store {url}: {exc}",
+                              "check the path and that this user may write there") from None
+
+
+def _existing_store(url: str) -> None:
+    """Reading the hand log must not create an empty one at a mistyped path."""
+    from engine.configfile import ConfigFileError
+
+    if "://" not in url and not Path(url).expanduser().exists():
+        raise ConfigFileError(None, "--store", f"{url} does not exist",
+                              "give the engine's store (table file: [store] url)")
+
+
+def _history_list(args: argparse.Namespace) -> int:
+    _existing_store(args.store)
+    if args.table is None:
+        store = open_store_or_explain(args.store, "table", key="--store")
+        try:
+            tables = sorted({str(row[0]) for row in store._execute("SELECT DISTINCT table_id FROM hands")})
+        finally:
+            store.close()
+        have = ", ".join(tables) if tables else "none: no hand has been logged yet"
+        print(f"studtable history list: give --table; tables in {args.store}: {have}", file=sys.stderr)
+        return 2
+    store = open_store_or_explain(args.store, args.table, key="--store")
+    try:
+        hands = store.list_hands()
+        for h in hands:
             print(json.dumps({"hand": h.hand_id, "table": h.table, "variant": h.variant,
                               "started": h.started_at, "ended": h.ended_at}))
     finally:
         store.close()
+    if not hands:
+        print(f"no hands of table {args.table!r} in {args.store}", file=sys.stderr)
     return 0
 
 
 def _history_export(args: argparse.Namespace) -> int:
-    from engine.store import open_store
-
-    store = open_store(args.store, args.table)
+    _existing_store(args.store)
+    store = open_store_or_explain(args.store, args.table, key="--store")
     try:
         record = store.get_hand(args.hand)
     finally:
@@ -133,17 +181,37 @@ def _engine(args: argparse.Namespace) -> int:
     import signal
     import threading
 
+    from engine.bus import BusError
+    from engine.configfile import ConfigFileError
     from engine.service import EngineConfig, EngineService, ServiceConfigError
 
     try:
         config = EngineConfig.load(args.config)
     except ServiceConfigError as exc:
-        print(f"studtable engine: {exc}", file=sys.stderr)
-        return 2
+        raise ConfigFileError(args.config, None, str(exc), "fix the engine's settings") from None
+    if config.broker_config_dir:  # the login first: a wrong folder must not touch the store
+        from engine.configfile import broker_login, read_config
+        from engine.tableconfig import is_table_file
+
+        table_file = is_table_file(read_config(args.config))
+        broker_login("engine", broker_dir=config.broker_config_dir, file=args.config,
+                     key="broker.credentials" if table_file else "broker.config_dir")
+    store = open_store_or_explain(config.store, config.table, args.config, "store.url")
+    store.close()
     service = EngineService(config)
     stop = threading.Event()
     signal.signal(signal.SIGTERM, lambda *_: stop.set())
-    service.start()
+    try:
+        service.start()
+    except BusError:
+        service.stop()
+        raise ConfigFileError(args.config, "broker", f"no broker answers at {config.broker_host}:"
+                              f"{config.broker_port} with the engine's login within 10 s",
+                              "start the broker (systemctl start mosquitto) or fix broker.host/port and "
+                              "the credentials folder") from None
+    except BaseException:
+        service.stop()
+        raise
     print(f"engine for table {config.table}: {service.replayed} inputs replayed; store {config.store}", flush=True)
     with contextlib.suppress(KeyboardInterrupt):
         stop.wait()
@@ -155,16 +223,40 @@ def _recorder(args: argparse.Namespace) -> int:
     import signal
     import threading
 
-    from engine.broker.config import load_files
+    from engine.bus import BusError
+    from engine.configfile import ConfigFileError, broker_login, parse_host_port, read_config
     from engine.recorder import Recorder
 
-    host, _, port = str(args.broker).rpartition(":")
-    user, password = load_files(args.config_dir).login("recorder")
-    rec = Recorder(host=host or "127.0.0.1", port=int(port), username=user, password=password,
-                   store=args.store, device=args.device).start()
+    settings: dict[str, Any] = {"broker": "127.0.0.1:1883", "config_dir": None, "store": None,
+                                "device": "recorder-1"}
+    if args.config:
+        from engine.tableconfig import part
+
+        data = read_config(args.config, "table file")
+        settings |= part(args.config, data, "recorder") or {}
+    given = {k: v for k, v in {"broker": args.broker, "config_dir": args.config_dir, "store": args.store,
+                                "device": args.device}.items() if v is not None}
+    settings |= given
+    where = args.config if args.config and not given else None
+    if not settings["store"]:
+        raise ConfigFileError(where, "--store", "no store to record into",
+                              "give --store (SQLite path or postgresql:// URL) or --config the table file")
+    host, port = parse_host_port(settings["broker"], where, "broker" if where else "--broker")
+    user, password = broker_login("recorder", broker_dir=settings["config_dir"], file=where,
+                                  key="broker.credentials" if where else "--config-dir")
+    open_store_or_explain(str(settings["store"]), "table", where, "store.url" if where else "--store").close()
+    rec = Recorder(host=host, port=port, username=user, password=password,
+                   store=str(settings["store"]), device=str(settings["device"]))
+    try:
+        rec.start()
+    except BusError:
+        rec.stop()
+        raise ConfigFileError(where, "broker" if where else "--broker",
+                              f"no broker answers at {host}:{port} with the recorder's login within 10 s",
+                              "start the broker or fix the address and the credentials folder") from None
     stop = threading.Event()
     signal.signal(signal.SIGTERM, lambda *_: stop.set())
-    print(f"recorder on {args.broker}, store {args.store}", flush=True)
+    print(f"recorder on {host}:{port}, store {settings['store']}", flush=True)
     with contextlib.suppress(KeyboardInterrupt):
         stop.wait()
     rec.stop()

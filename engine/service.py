@@ -23,7 +23,6 @@ from __future__ import annotations
 import logging
 import threading
 import time
-import tomllib
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -69,29 +68,30 @@ class EngineConfig:
 
     @classmethod
     def load(cls, path: str | Path) -> EngineConfig:
+        """An engine config file, or the engine's part of the table file (``engine.tableconfig``).
+        A broken one is a ``ConfigFileError`` naming the file and the key."""
+        from engine.configfile import read_config
+        from engine.tableconfig import part
+
         p = Path(path)
-        try:
-            data = tomllib.loads(p.read_text(encoding="utf-8"))
-        except FileNotFoundError:
-            raise ServiceConfigError(f"engine config {p} does not exist") from None
-        except tomllib.TOMLDecodeError as exc:
-            raise ServiceConfigError(f"engine config {p} is not valid TOML: {exc}") from None
-        return cls.from_dict(data, base=p.parent)
+        data = read_config(p, "engine config")
+        return cls.from_dict(part(p, data, "engine") or data, base=p.parent, file=p)
 
     @classmethod
-    def from_dict(cls, data: Mapping[str, Any], base: Path | None = None) -> EngineConfig:
-        if "table" not in data or not isinstance(data["table"], str):
-            raise ServiceConfigError("engine config: 'table' (the table id) is required")
-        if "game" not in data:
-            raise ServiceConfigError("engine config: the [game] section is required")
+    def from_dict(cls, data: Mapping[str, Any], base: Path | None = None,
+                  file: Path | None = None) -> EngineConfig:
+        from engine.configfile import ConfigFileError, parse_port
+        from engine.tableconfig import check_game, check_seat_count, check_seats, check_table_id
+
+        if "table" not in data:
+            raise ConfigFileError(file, "table", "the table id is missing", "add table = \"t1\"")
+        table = check_table_id(data["table"], file)
+        seat_count = check_seat_count(data.get("seat_count", 8), file)
         try:
-            game = GameConfig.from_json(dict(data["game"]))
-        except ConfigError as exc:
+            game = GameConfig.from_json(dict(check_game(data.get("game"), file)))
+        except ConfigError as exc:  # pragma: no cover - check_game has tried it
             raise ServiceConfigError(f"engine config [game]: {exc}") from None
-        seats = list(data.get("seats", []))
-        for s in seats:
-            if not isinstance(s, Mapping) or not {"seat", "name", "stack"} <= set(s):
-                raise ServiceConfigError("engine config: each [[seats]] needs seat, name and stack")
+        seats = check_seats(list(data.get("seats", [])), seat_count, file)
         broker = dict(data.get("broker", {}))
         store = dict(data.get("store", {}))
         url = str(store.get("url", "studtable.db"))
@@ -102,18 +102,18 @@ class EngineConfig:
             config_dir = str(base / config_dir)
         engine = dict(data.get("engine", {}))
         return cls(
-            table=data["table"],
+            table=table,
             game=game,
             seats=seats,
             store=url,
             broker_host=str(broker.get("host", "127.0.0.1")),
-            broker_port=int(broker.get("port", 1883)),
+            broker_port=parse_port(broker.get("port", 1883), file, "broker.port"),
             broker_config_dir=config_dir,
             username=str(broker.get("username", "engine")),
             password=str(broker.get("password", "")),
             device=str(engine.get("device", "engine")),
             auto_start=bool(engine.get("auto_start", True)),
-            seat_count=int(data.get("seat_count", 8)),
+            seat_count=seat_count,
         )
 
 
@@ -292,13 +292,13 @@ class EngineService:
     # -- bus ------------------------------------------------------------------------
     def start(self, wait: float = 10.0) -> EngineService:
         from engine.bus import BusClient
+        from engine.configfile import broker_login
 
-        self.replay()
         username, password = self.config.username, self.config.password
-        if self.config.broker_config_dir:
-            from engine.broker.config import load_files
-
-            username, password = load_files(self.config.broker_config_dir).login("engine")
+        if self.config.broker_config_dir:  # before the replay: a wrong folder changes nothing in the store
+            username, password = broker_login("engine", broker_dir=self.config.broker_config_dir,
+                                              key="broker.config_dir")
+        self.replay()
         self._bus = BusClient(
             host=self.config.broker_host,
             port=self.config.broker_port,

@@ -33,12 +33,10 @@ counter), so a card reaches the bus once.
 from __future__ import annotations
 
 import errno
-import json
 import logging
 import queue
 import threading
 import time
-import tomllib
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -90,23 +88,30 @@ class BridgeConfig:
     broker_dir: str = ""
     user: str = ""
     password: str = ""
+    config_file: Path | None = field(default=None, repr=False)  # where it was read from, for errors
+    from_table: bool = field(default=False, repr=False)  # read from the table file (keys named as there)
 
     @classmethod
     def load(cls, path: Path) -> BridgeConfig:
-        try:
-            text = path.read_text()
-        except FileNotFoundError:
-            raise ValueError(f"config file {path} does not exist") from None
-        try:
-            data: dict[str, Any] = tomllib.loads(text) if path.suffix == ".toml" else json.loads(text)
-        except (tomllib.TOMLDecodeError, json.JSONDecodeError) as exc:
-            raise ValueError(f"config file {path} does not parse: {exc}") from None
-        data = data.get("shoe", data)  # a whole-table config may nest the bridge's part under [shoe]
+        from engine.configfile import read_config
+
+        data = read_config(path, "bridge config")
+        from engine.tableconfig import check_baud, check_table_id, part
+
+        table_part = part(path, data, "bridge")  # the table file (engine/tableconfig.py): its [shoe] part
+        data = table_part if table_part is not None else data.get("shoe", data)
         known = set(cls.__dataclass_fields__)
-        unknown = sorted(set(data) - known)
+        unknown = sorted(set(data) - known | ({"config_file", "from_table"} & set(data)))
         if unknown:
-            raise ValueError(f"config file {path}: unknown setting(s) {', '.join(unknown)}; known: {', '.join(sorted(known))}")
+            from engine.configfile import ConfigFileError
+
+            raise ConfigFileError(path, unknown[0], f"unknown setting(s) {', '.join(unknown)}",
+                                  f"remove or respell; known: {', '.join(sorted(known - {'config_file', 'from_table'}))}")
         cfg = cls(**data)
+        cfg.config_file = path
+        cfg.from_table = table_part is not None
+        cfg.baud = check_baud(cfg.baud, path, "shoe.baud" if table_part is not None else "baud")
+        check_table_id(cfg.table, path, "table")
         cfg.decks_dir = Path(cfg.decks_dir).expanduser()
         if cfg.state_file is not None:
             cfg.state_file = Path(cfg.state_file).expanduser()
@@ -115,24 +120,16 @@ class BridgeConfig:
         return cfg
 
     def host_port(self) -> tuple[str, int]:
-        host, _, port = self.broker.rpartition(":")
-        if not host or not port.isdigit():
-            raise ValueError(f"broker {self.broker!r} must be HOST:PORT, e.g. 127.0.0.1:1883")
-        return host, int(port)
+        from engine.configfile import parse_host_port
+
+        return parse_host_port(self.broker, self.config_file, "broker.port" if self.from_table else "broker")
 
     def login(self) -> tuple[str, str]:
         """The bridge role's broker username and password."""
-        if self.user:
-            return self.user, self.password
-        if self.broker_dir:
-            from engine.broker.config import load_files
+        from engine.configfile import broker_login
 
-            try:
-                return load_files(self.broker_dir).login("bridge")
-            except (FileNotFoundError, KeyError) as exc:
-                raise ValueError(f"no bridge login in broker_dir {self.broker_dir}: {exc}") from None
-        raise ValueError("no broker login for the bridge: set user and password, or broker_dir (the directory "
-                         "`studtable broker config --out DIR` wrote)")
+        return broker_login("bridge", broker_dir=self.broker_dir, user=self.user, password=self.password,
+                            file=self.config_file, key="broker.credentials" if self.from_table else "broker_dir")
 
     def next_session(self) -> int:
         """This start's session counter: one more than the last (state_file), else the clock in ms."""

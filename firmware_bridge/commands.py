@@ -205,23 +205,26 @@ def _shoe_sim(args: argparse.Namespace) -> int:
 
 def _bridge(args: argparse.Namespace) -> int:
     from engine import wire
+    from engine.configfile import ConfigFileError
     from firmware_bridge.bridge import BridgeConfig, BridgeCore, BusPublisher, SerialBridge, make_resolver
     from firmware_bridge.deck import DeckError
 
     logging.basicConfig(level=logging.INFO if args.verbose else logging.WARNING,
                         format="%(asctime)s %(levelname)s %(message)s", stream=sys.stderr)
+    cfg = BridgeConfig.load(args.config)  # a ConfigFileError is one line (engine.cli)
+    if args.port:
+        cfg.port = args.port
+    table_file = cfg.config_file is not None and "shoe" in _read_keys(args.config)
     try:
-        cfg = BridgeConfig.load(args.config)
-        if args.port:
-            cfg.port = args.port
         resolver = make_resolver(cfg)
-        publish = bool(cfg.broker) and not args.print_messages
-        if publish:
-            host, port = cfg.host_port()
-            user, password = cfg.login()
-    except (ValueError, DeckError) as exc:
-        print(f"error: {exc}", file=sys.stderr)
-        return 1
+    except DeckError as exc:
+        raise ConfigFileError(args.config, "shoe.deck" if table_file else "deck", str(exc),
+                              f"enroll it: studtable deck enroll {cfg.deck} --port {cfg.port} "
+                              f"--decks {cfg.decks_dir}") from None
+    publish = bool(cfg.broker) and not args.print_messages
+    if publish:
+        host, port = cfg.host_port()
+        user, password = cfg.login()
     session = cfg.next_session()
 
     publisher: BusPublisher | None = None
@@ -257,6 +260,12 @@ def _bridge(args: argparse.Namespace) -> int:
         if publisher is not None:
             publisher.stop()
     return 0
+
+
+def _read_keys(path: Path) -> set[str]:
+    from engine.configfile import read_config
+
+    return set(read_config(path))
 
 
 def _report_broker(publisher: Any, broker: str) -> None:

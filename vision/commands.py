@@ -53,11 +53,13 @@ def register(sub: Any) -> None:
     p.set_defaults(handler=_calibrate)
 
     p = vsub.add_parser("run", help="the vision service: read a camera, publish observations")
-    p.add_argument("--camera", required=True, help="camera index (0), video file, or stream URL")
-    p.add_argument("--calibration", type=Path, required=True)
-    p.add_argument("--deck", type=Path, required=True)
+    p.add_argument("--config", type=Path, default=None,
+                   help="the table file: this camera's source, calibration, deck, and the broker (with --device)")
+    p.add_argument("--camera", default=None, help="camera index (0), video file, or stream URL")
+    p.add_argument("--calibration", type=Path, default=None)
+    p.add_argument("--deck", type=Path, default=None)
     p.add_argument("--table", default="t1", help="table id on the bus (default t1)")
-    p.add_argument("--device", default="cam1", help="this camera's device id on the bus (default cam1)")
+    p.add_argument("--device", default=None, help="this camera's device id on the bus (default cam1)")
     p.add_argument("--session", type=int, default=1, help="restart counter for the wire contract (default 1)")
     p.add_argument("--stable-frames", type=int, default=5, help="frames a change must hold before it is reported")
     p.add_argument("--max-frames", type=int, default=None, help="stop after this many frames")
@@ -188,6 +190,10 @@ def _run(args: argparse.Namespace) -> int:
     from vision.tracking import Tracker
 
     logging.basicConfig(level=logging.INFO, format="%(asctime)s %(levelname)s %(message)s", stream=sys.stderr)
+    _from_table_file(args)
+    for name in ("camera", "calibration", "deck"):
+        if getattr(args, name) is None:
+            return _fail(f"give --{name} (or --config the table file with its [[cameras]])")
     try:
         model = load(args.deck)
         calib = Calibration.from_dict(json.loads(args.calibration.read_text()))
@@ -197,17 +203,14 @@ def _run(args: argparse.Namespace) -> int:
     bus = None
     if args.broker:
         from engine.bus import BusClient, BusError
+        from engine.configfile import broker_login, parse_host_port
 
-        host, _, port = str(args.broker).rpartition(":")
-        user, password = args.user, args.password
-        if args.broker_dir:
-            from engine.broker.config import load_files
-
-            user, password = load_files(args.broker_dir).login("vision")
-        if not user:
-            return _fail("give --broker-dir (from `studtable broker config`) or --user and --password")
+        where = args.config
+        host, port = parse_host_port(args.broker, where, "broker" if where else "--broker")
+        user, password = broker_login("vision", broker_dir=args.broker_dir, user=args.user, password=args.password,
+                                      file=where, key="broker.credentials" if where else "--broker-dir")
         try:
-            bus = BusClient(host=host or "127.0.0.1", port=int(port), username=user, password=password,
+            bus = BusClient(host=host, port=port, username=user, password=password,
                             table=args.table, device=args.device, role="vision", session=args.session,
                             version="1", capabilities=["up_cards", "down_count", "off_felt", "half_turned"]).start()
         except (BusError, ValueError) as exc:
@@ -236,6 +239,27 @@ def _run(args: argparse.Namespace) -> int:
     fps = core.last.fps if core.last else 0.0
     print(f"processed {n} frames at {fps:.1f} frames/s", file=sys.stderr)
     return 0
+
+
+def _from_table_file(args: argparse.Namespace) -> None:
+    """``--config TABLE_FILE [--device cam-1]``: this camera's settings from the table file
+    (engine/tableconfig.py); options given on the command line win."""
+    if args.config is None:
+        args.device = args.device or "cam1"
+        return
+    from engine import tableconfig
+
+    cfg = tableconfig.load(args.config)
+    cam = cfg.camera(args.device)
+    args.device = cam.device
+    args.table = cfg.table
+    args.camera = args.camera or cam.source
+    args.calibration = args.calibration or Path(cam.calibration)
+    args.deck = args.deck or Path(cam.deck)
+    args.broker = args.broker or cfg.broker
+    args.broker_dir = args.broker_dir or cfg.credentials
+    if args.stable_frames == 5:
+        args.stable_frames = cam.stable_frames
 
 
 def _render(args: argparse.Namespace) -> int:

@@ -14,7 +14,7 @@ import sys
 from pathlib import Path
 from typing import Any
 
-from engine.broker.config import DEFAULT_HOST, DEFAULT_PORT, load_files, write_config
+from engine.broker.config import DEFAULT_HOST, DEFAULT_PORT, write_config
 
 
 def register(sub: Any) -> None:
@@ -104,7 +104,9 @@ def _run(args: argparse.Namespace) -> int:
 
     directory: Path = args.config_dir
     if (directory / "studtable-broker.json").exists():
-        files = load_files(directory)
+        from engine.configfile import load_broker_files
+
+        files = load_broker_files(directory, key="--config-dir")
     else:
         files = write_config(directory, host=args.host, port=args.port)
         print(f"generated users and rules in {directory} (credentials: {files.credentials_file})")

@@ -198,15 +198,58 @@ async def serve(
     """Start an amqtt broker in the running loop and return it (call ``await broker.shutdown()``)."""
     _check_loopback(host, allow_remote)
     port = files.port if port is None else port
-    broker = _checked_broker_class()(amqtt_config(files, host, port))
+    check_files(files)
+    _check_port_free(host, port)
+    try:
+        broker = _checked_broker_class()(amqtt_config(files, host, port))
+    except Exception as exc:  # amqtt's bare PluginInitError: say which file and why
+        cause = exc.__cause__ or exc
+        raise BrokerStartError(f"the embedded broker could not load its users and rules from "
+                               f"{files.directory}: {cause}; regenerate them: studtable broker config "
+                               f"--out {files.directory}") from exc
     try:
         await broker.start()
     except Exception as exc:
         raise BrokerStartError(
             f"amqtt could not listen on {host}:{port}: {exc}; is another broker using the "
-            "port? (`ss -ltnp | grep {port}`)"
+            f"port? (`ss -ltnp | grep {port}`)"
         ) from exc
     return broker
+
+
+def _check_port_free(host: str, port: int) -> None:
+    """Say plainly that the port is taken (amqtt would log a traceback first)."""
+    family = socket.AF_INET6 if ":" in host else socket.AF_INET
+    with socket.socket(family, socket.SOCK_STREAM) as probe:
+        probe.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+        try:
+            probe.bind((host, port))
+        except OSError as exc:
+            raise BrokerStartError(
+                f"cannot listen on {host}:{port} ({exc.strerror}); is another broker using the port? "
+                f"(`ss -ltnp | grep {port}`) Stop it or choose another port"
+            ) from None
+
+
+def check_files(files: BrokerFiles) -> None:
+    """The password and ACL files parse (amqtt would only say ``PluginInitError``)."""
+    from engine.broker.acl import AclSyntaxError, parse_acl
+    from engine.broker.passwd import PasswordFileError, parse_password_file
+    from engine.configfile import ConfigFileError
+
+    fix = f"regenerate it: studtable broker config --out {files.directory} (the passwords are kept)"
+    for path, parse, error in ((files.password_file, parse_password_file, PasswordFileError),
+                               (files.acl_file, parse_acl, AclSyntaxError)):
+        try:
+            parse(path.read_text("utf-8"))
+        except FileNotFoundError:
+            raise ConfigFileError(path, None, "does not exist", fix) from None
+        except PermissionError:
+            raise ConfigFileError(path, None, "cannot be read (permission denied)",
+                                  "run the broker as a user that may read it") from None
+        except (error, UnicodeDecodeError, ValueError) as exc:
+            raise ConfigFileError(path, None, f"is not a valid {'password' if path == files.password_file else 'ACL'} "
+                                  f"file ({exc})", fix) from None
 
 
 class EmbeddedBroker:
