@@ -77,10 +77,8 @@ def render(names: list[str], edges: set[tuple[str, str]]) -> str:
     for src, dst in sorted(edges):
         (x1, y1), (x2, y2) = place[src], place[dst]
         x1, y1, x2, y2 = x1 + BOX_W - 6, y1 + BOX_H / 2, x2 + 6, y2 + BOX_H / 2
-        if x2 < x1:  # an arrow pointing outward would break the contract; draw it red so it shows
-            colour = "#c00"
-        else:
-            colour = "#3a6ea5"
+        # an arrow pointing outward would break the contract; draw it red so it shows
+        colour = "#c00" if x2 < x1 else "#3a6ea5"
         mid = (x1 + x2) / 2
         arrows.append(
             f'<path d="M{x1},{y1} C{mid},{y1} {mid},{y2} {x2},{y2}" fill="none" stroke="{colour}" '
