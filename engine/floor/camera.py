@@ -63,8 +63,10 @@ class CameraMixin(FloorState):
             down = int(view.get("down", 0))
             if up and up == old_up.get(seat, [])[: len(up)] and 2 <= down <= old_down.get(seat, 0):
                 continue  # the last hand's seat as it lay on some street
-            if self.shoe_active and len(up) + int(view.get("down", 0)) > held.get(seat, 0):
+            if self.shoe_active and seat in held and len(up) + down > held[seat]:
                 continue
+            if seat not in held and (up or down) and seat in old_up and not up and down <= old_down[seat]:
+                continue  # the last hand's down cards at a seat that is out of this hand
             fresh[seat] = view
         dealt = {str(c) for c in hand.seen}
         return fresh, [i for i in items if not (str(i.get("card")) in old_cards and str(i.get("card")) not in dealt)]
@@ -73,8 +75,10 @@ class CameraMixin(FloorState):
         seats_in = inp.get("seats", {})
         if not isinstance(seats_in, Mapping):
             raise FloorError("camera seats must be an object keyed by seat number")
-        seats, irregular = self._camera_view(seats_in, list(inp.get("irregular", []) or []))
         hand = self.table.hand
+        if hand is not None and not hand.is_over:
+            self._more_than_seven(hand, seats_in, out)
+        seats, irregular = self._camera_view(seats_in, list(inp.get("irregular", []) or []))
         if hand is None or hand.is_over:
             return
         for item in irregular:
@@ -86,12 +90,18 @@ class CameraMixin(FloorState):
                     self.camera_raised.add(key)
                     self._open("stud.card-off-table", (seat,) if isinstance(seat, int) else (), out)
         in_hand = {s.seat: s for s in hand.seats}
+        two_exposed = self._hole_cards_exposed_at_two_seats(hand, seats, out)
         for seat, view in seats.items():
             s = in_hand.get(seat)
             if s is None:
-                if view.get("up") or view.get("down"):
+                # RRoP 3.2(i): cards dealt to an empty seat (on any hand; raised once a hand).
+                key = (hand.hand_id, "misdeal.empty-seat", seat, "")
+                if (view.get("up") or view.get("down")) and key not in self.camera_raised:
+                    self.camera_raised.add(key)
                     self._open("misdeal.empty-seat", (seat,), out)
                 continue
+            if seat in two_exposed:
+                continue  # RRoP 3.2(b): the misdeal prompt covers it
             up_seen = [Card.parse(c) for c in view.get("up", [])]
             known_down = {c for c in s.down if c.known}
             exposed = [c for c in up_seen if c in known_down]
@@ -137,6 +147,51 @@ class CameraMixin(FloorState):
             missing_down = int(view.get("down", 0)) - len(s.down)
             for _ in range(max(0, missing_down)):
                 self._deal_observed(hand, seat, UNKNOWN, False, out)
+
+    def _more_than_seven(self, hand: Hand, seats: Mapping[str, Any], out: FloorOutputs) -> None:
+        """RRoP stud 19: "A hand with more than seven cards is dead": the camera sees eight or more
+        cards at a seat in the hand (never the last hand's picture, which had seven at most)."""
+        live = {s.seat for s in hand.live_seats}
+        for key, view in seats.items():
+            try:
+                seat = int(key)
+                count = len(view.get("up", [])) + int(view.get("down", 0))
+            except (TypeError, ValueError, AttributeError):
+                continue  # _camera_view names the problem
+            raised = (hand.hand_id, "stud.seven-card-limit", seat, "")
+            if seat in live and count > 7 and raised not in self.camera_raised:
+                self.camera_raised.add(raised)
+                self._open("stud.seven-card-limit", (seat,), out, count=count)
+
+    def _hole_cards_exposed_at_two_seats(
+        self, hand: Hand, seats: Mapping[int, Mapping[str, Any]], out: FloorOutputs
+    ) -> set[int]:
+        """RRoP 3.2(b): "Two or more cards have been exposed by the dealer" is a misdeal.  At one
+        seat stud's own rule governs (8.1: one hole card up, the third comes down; both up, a dead
+        hand); across seats it is the misdeal, offered while it can still be called (3.2: before
+        two players have acted).  The seats newly seen with a hole card face up, if the prompt opened."""
+        if hand.street != Street.THIRD or self.config.rules.exposed_downcard_misdeal or self._action_occurred():
+            return set()
+        in_hand = {s.seat: s for s in hand.live_seats}
+        new: dict[int, list[str]] = {}
+        for seat, view in seats.items():
+            s = in_hand.get(seat)
+            if s is None or len(s.cards) > 3:
+                continue
+            known_down = {c for c in s.down if c.known}
+            exposed = [str(c) for c in parse_cards(view.get("up", [])) if c in known_down]
+            if exposed and (hand.hand_id, "exposed", seat, exposed[0]) not in self.camera_raised:
+                new[seat] = exposed
+        before = {k[2] for k in self.camera_raised if k[0] == hand.hand_id and k[1] == "exposed"}
+        if not new or len(before | set(new)) < 2:
+            return set()
+        for seat, exposed in new.items():
+            self.camera_raised.add((hand.hand_id, "exposed", seat, exposed[0]))
+        self._open(
+            "misdeal.exposed-first-cards", tuple(sorted(new)), out, exposed={str(k): v for k, v in new.items()}
+        )
+        return set(new)
+
 
     def _burn_shift(self, hand: Hand, seat: int, seen: Card) -> int | None:
         """RRoP stud 13: the burns the dealer really made on this street (0 or 2), judged from an up

@@ -99,6 +99,7 @@ class Floor(ShoeMixin, CameraMixin, ReportsMixin, RulingsMixin):
         # What the camera already raised, per hand: a card lying off the felt or a hole card face up is
         # one irregularity however many observations repeat it (the camera re-sends its view).
         self.camera_raised = set()
+        self.boxed_cards = []  # RRoP 3.2(c): (hand, card) boxed cards reported on the deal
         # Cards dealt from the camera's view or keyed by hand while the shoe was offline: (hand, card).
         # The shoe keeps a draw made while its cable is out and sends it when it is back; that late
         # report is the same card, not a duplicate (DESIGN: sensors may fail mid-game; nothing twice).
@@ -260,6 +261,10 @@ class Floor(ShoeMixin, CameraMixin, ReportsMixin, RulingsMixin):
                 try:
                     self._apply(PlayerAction(seat, held["action"], held["amount"]), out)
                     out.notes.append(f"seat {seat}'s out-of-turn {held['action']} binds")
+                    if held["action"] == "check" and hand.round is rnd and hand.phase is Phase.BETTING:
+                        # RRoP 3.5: it binds, and if the betting comes back to this player, "a
+                        # player who checks out of turn may not bet or raise on the next turn".
+                        self._apply(CallOnly(seat), out)
                     continue
                 except FloorError as exc:
                     out.notes.append(f"seat {seat}'s out-of-turn {held['action']} cannot stand: {exc}")

@@ -9,6 +9,8 @@ from engine.events import Event
 from engine.hand import Hand
 from engine.irregularities import Rule, RuleOption
 
+# Offered when every option of a rule is withheld (a misdeal after action: RRoP 3.2).
+PLAY_ON = RuleOption("play-on", "Play on", "too late for a misdeal: the hand is played to its conclusion")
 BURN_PROBLEMS = {0: "skipped (no card burned)", 2: "doubled (two cards burned)"}
 
 
@@ -23,10 +25,16 @@ class Prompt:
     seats: tuple[int, ...]
     text: str
     data: dict[str, Any] = field(default_factory=dict)
+    # Options of the rule this prompt does not offer, with the reason (the clause that rules
+    # them out here: RRoP 3.2 after two players acted, stud 19 for more than seven cards).
+    withheld: dict[str, str] = field(default_factory=dict)
 
     @property
     def options(self) -> tuple[RuleOption, ...]:
-        return self.rule.options or (RuleOption("confirm", "Confirm", "apply the ruling"),)
+        offered = self.rule.options or (RuleOption("confirm", "Confirm", "apply the ruling"),)
+        if self.withheld:
+            offered = tuple(o for o in offered if o.id not in self.withheld) or (PLAY_ON,)
+        return offered
 
     def blocks(self, what: str) -> bool:
         return what in self.rule.blocks

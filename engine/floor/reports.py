@@ -8,7 +8,7 @@ from typing import Any
 from engine.cards import Card, CardError
 from engine.events import PlayerAction, UpCardCorrected
 from engine.floor.prompts import BURN_PROBLEMS, FloorError, FloorOutputs
-from engine.floor.state import FloorState
+from engine.floor.state import TOO_LATE_FOR_MISDEAL, FloorState
 from engine.hand import Hand, Phase, Street
 from engine.irregularities import BY_ID
 
@@ -57,12 +57,25 @@ class ReportsMixin(FloorState):
         if rule_id.startswith("misdeal."):
             self._live_hand()
             if self._action_occurred():
-                raise FloorError(
-                    "two players have acted after the bring-in: no misdeal; the hand is played to its end "
-                    "[RRoP 3.2]"
-                )
+                raise FloorError(TOO_LATE_FOR_MISDEAL)
         elif hand is None or hand.is_over:
             raise FloorError("no hand is in progress")
+        if rule_id == "stud.upcards-picked-up" and hand is not None and hand.phase is Phase.SHOWDOWN:
+            raise FloorError(
+                f"seat {seat} picked up the up cards after the betting: that has no significance at the showdown;"
+                " the hand is live until discarded [RRoP stud 10]"
+            )
+        if rule_id == "deck.boxed-card" and hand is not None:
+            code = str(inp.get("card", "?"))
+            boxed = [c for h, c in self.boxed_cards if h == hand.hand_id]
+            if boxed and code not in boxed and not self._action_occurred():
+                # RRoP 3.2(c): "Two or more boxed cards (improperly faced cards) are found": misdeal
+                # (one is a scrap of paper, 3.4).
+                self.boxed_cards.append((hand.hand_id, code))
+                self._open("misdeal.boxed-cards", seats, out, cards=[], boxed=[*boxed, code])
+                return
+            if code not in boxed:
+                self.boxed_cards.append((hand.hand_id, code))
         if rule_id == "stud.fold-without-wager" and hand is not None:
             rnd = hand.round
             if rnd is None or hand.to_act != seat:
@@ -135,12 +148,3 @@ class ReportsMixin(FloorState):
                 )
             return {"burns": burns, "extra": " where it lies (the burn error is not corrected)"}
         raise FloorError("the last down card is kept early only on sixth street or after a seventh-street burn error")
-
-    def _action_occurred(self) -> bool:
-        """RRoP 3.2: two players have acted after the forced bet on third street."""
-        hand = self.table.hand
-        if hand is None:
-            return False
-        actions = [e for e in hand.events if isinstance(e, PlayerAction)]
-        after_bring_in = [a for a in actions[1:]] if actions else []
-        return hand.street > Street.THIRD or len(after_bring_in) >= 2

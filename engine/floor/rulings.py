@@ -16,6 +16,7 @@ from engine.events import (
     ActionWithdrawn,
     AllInDeclared,
     BringInWithdrawn,
+    CallOnly,
     CardBurned,
     CardDealt,
     CardsRemoved,
@@ -43,6 +44,8 @@ class RulingsMixin(FloorState):
         prompt = self.prompts.get(str(pid))
         if prompt is None:
             raise FloorError(f"prompt {pid!r} is not open")
+        if option in prompt.withheld:
+            raise FloorError(f"prompt {pid}: {option!r} is not an option here: {prompt.withheld[option]}")
         if option not in {o.id for o in prompt.options}:
             allowed = ", ".join(o.id for o in prompt.options)
             raise FloorError(f"prompt {pid} has no option {option!r}; options: {allowed}")
@@ -75,7 +78,8 @@ class RulingsMixin(FloorState):
         self._apply(HandKilled(p.seats[0], p.rule.id, refund_ante=True), out)
 
     def _rule_stud_exposed_holecard_tournament(self, p: Prompt, option: str, out: FloorOutputs) -> None:
-        self._void(p.rule.id, out)
+        if option == "misdeal":  # else played on: too late for a misdeal (RRoP 3.2)
+            self._void(p.rule.id, out)
 
     def _rule_stud_absent_player(self, p: Prompt, option: str, out: FloorOutputs) -> None:
         if option == "confirm":
@@ -133,7 +137,36 @@ class RulingsMixin(FloorState):
             # Play on: the card the shoe drew does not play (it is kept aside with the removed cards).
             self._apply(CardsRemoved(tuple(Card.parse(c) for c in p.data["cards"]), p.rule.id), out)
 
+    def _rule_misdeal_exposed_first_cards(self, p: Prompt, option: str, out: FloorOutputs) -> None:
+        # RRoP 3.2(b): hole cards exposed at two or more seats; played on, each seat's exposed
+        # hole cards are ruled as stud's own rule says (8.1: the exposed card is the up card and
+        # the third comes down; both hole cards up, a dead hand with the ante returned).
+        self._misdeal(p, option, out)
+        if option == "misdeal":
+            return
+        hand = self._live_hand()
+        for seat, codes in sorted(p.data.get("exposed", {}).items()):
+            s = hand.seat(int(seat))
+            if not s.live or hand.street != Street.THIRD:
+                continue
+            if len(codes) >= 2:
+                self._apply(HandKilled(s.seat, "stud.both-holecards-exposed", refund_ante=True), out)
+            else:
+                self._apply(HoleCardExposed(s.seat), out)
+
     def _rule_betting_out_of_turn(self, p: Prompt, option: str, out: FloorOutputs) -> None:
+        hand = self.table.hand
+        seat = p.seats[0]
+        if (
+            option == "void"
+            and p.data.get("action") == "check"
+            and hand is not None
+            and hand.round is not None
+            and hand.seat(seat).live
+        ):
+            # RRoP 3.5: "A player who checks out of turn may not bet or raise on the next turn to
+            # act", also when the check itself is ruled not binding.
+            self._apply(CallOnly(seat), out)
         if option == "hold":
             seat = p.seats[0]
             self.out_of_turn[seat] = {
@@ -272,7 +305,7 @@ EFFECTS: dict[str, Effect] = {
     "deck.duplicate-card": RulingsMixin._rule_deck_duplicate_card,
     "deck.foreign-card": RulingsMixin._rule_deck_foreign_card,
     "deck.unknown-tag": RulingsMixin._rule_deck_unknown_tag,
-    "misdeal.exposed-first-cards": RulingsMixin._misdeal,
+    "misdeal.exposed-first-cards": RulingsMixin._rule_misdeal_exposed_first_cards,
     "misdeal.boxed-cards": RulingsMixin._misdeal,
     "misdeal.extra-cards": RulingsMixin._misdeal,
     "misdeal.out-of-sequence": RulingsMixin._misdeal,

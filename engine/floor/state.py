@@ -5,12 +5,16 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, Any
 
 from engine.cards import Card
-from engine.events import Event
+from engine.events import Event, PlayerAction
 from engine.floor.prompts import FloorError, FloorOutputs, Prompt
-from engine.hand import STREET_NAMES, Hand, IllegalAction
+from engine.hand import STREET_NAMES, Hand, IllegalAction, Street
 from engine.irregularities import BY_ID
 from engine.rules import GameConfig
 from engine.table import Table
+
+TOO_LATE_FOR_MISDEAL = (
+    "two players have acted after the bring-in: no misdeal; the hand is played to its end [RRoP 3.2]"
+)
 
 
 class FloorState:
@@ -36,6 +40,7 @@ class FloorState:
     card_mode: str | None  # RRoP stud 15 on seventh street: "reshuffled" or "common"
     hands: list[Hand]  # finished hands, in order
     camera_raised: set[tuple[int, str, int | None, str]]
+    boxed_cards: list[tuple[int, str]]  # RRoP 3.2(c): (hand, card) boxed cards found on the deal
     dealt_without_shoe: list[tuple[int, Card]]
 
     if TYPE_CHECKING:
@@ -79,9 +84,33 @@ class FloorState:
         except (KeyError, IndexError):
             text = rule.ruling
         prompt = Prompt(f"p{self.prompt_counter}", rule, seats, text, dict(data))
+        count = data.get("count")
+        if rule_id == "stud.seven-card-limit" and isinstance(count, int) and not 6 <= count <= 7:
+            # RRoP stud 19: "A hand with more than seven cards is dead"; "ruled live" is only for a
+            # hand missing its seventh card.
+            prompt.withheld["live"] = (
+                f"a hand with {count} cards is dead; only a hand missing its seventh card may be ruled live "
+                "(a hand with more than seven cards is dead) [RRoP stud 19]"
+            )
+        offers_misdeal = rule_id.startswith("misdeal.") or "misdeal" in {o.id for o in rule.options}
+        if offers_misdeal and self._action_occurred():
+            # RRoP 3.2: "Once action occurs, a misdeal can no longer be declared" - on every
+            # path to a misdeal, the camera's and the shoe's as well as the dealer's report.
+            prompt.withheld["misdeal"] = TOO_LATE_FOR_MISDEAL
         self.prompts[prompt.id] = prompt
         out.opened.append(prompt)
         return prompt
+
+    def _action_occurred(self) -> bool:
+        """RRoP 3.2: "Action is considered to occur in stud games when two players after the forced
+        bet have acted on their hands" (on third street; any later street is after action)."""
+        hand = self.table.hand
+        if hand is None:
+            return False
+        if hand.street > Street.THIRD:
+            return True
+        actions = [e for e in hand.events if isinstance(e, PlayerAction)]
+        return len(actions) >= 3  # the forced bet, then two players
 
     def _live_hand(self) -> Hand:
         hand = self.table.hand

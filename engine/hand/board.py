@@ -93,20 +93,17 @@ class BoardMixin(HandState):
                 _high_hand_words.clear()
             announcement = _high_hand_words[key] = _announcement("high_hand", f"Seat {s.seat}: {text}", (s.seat,))
         self.announcements.append(announcement)
-        # RRoP stud 12: all pairs; razz 5: pairs the first time, never face-card pairs.
+        # RRoP stud 12: "the dealer announces ... all pairs": every pair as it appears on a board,
+        # a second pair at a seat too; razz 5: each pair the first time it occurs, never face cards.
         announced = self.paired_announced
         for i in paired:
-            if i in announced:
-                continue
             other = self.seats[i]
             ranks = [c.rank for c, face_up in other.cards if face_up and c.known]
-            if len(set(ranks)) == len(ranks):
-                continue  # no pair showing
-            pairs = {r for r in ranks if ranks.count(r) >= 2}
+            pairs = {r for r in ranks if ranks.count(r) >= 2 and (i, r) not in announced}
             if self.config.variant is Variant.RAZZ:
                 pairs -= {"J", "Q", "K"}
             if pairs:
-                self.paired_announced.add(i)
+                announced.update((i, r) for r in pairs)
                 names = " and ".join(RANK_PLURALS[r] for r in sorted(pairs, key="23456789TJQKA".index))
                 self.announcements.append(
                     _announcement("pair", f"Seat {other.seat} pairs {names}", (other.seat,))

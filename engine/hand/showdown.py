@@ -40,9 +40,11 @@ class ShowdownMixin(HandState):
         live = [i for i, s in enumerate(self.seats) if not s.folded and not s.mucked]
         order = self._rotate(live, first)
         if self.config.rules.separate_pots:
-            # RRoP 3.6: players in a side pot show before anyone all in for the main pot only.
-            top = max(self.seats[i].committed for i in live)
-            order.sort(key=lambda i: 0 if self.seats[i].committed >= top else 1)
+            # RRoP 3.6: "players involved in the side pot should show their hands before anyone
+            # who is all-in for only the main pot", at every level: whoever put in more contests
+            # more pots and shows first (a stable sort keeps the order among equals).
+            seats = self.seats
+            order.sort(key=lambda i: -seats[i].committed)
         self.to_show = order
         self.phase = Phase.SHOWDOWN
         self.announcements.append(

@@ -83,7 +83,7 @@ class HandState:
     awards: list[PotAward]
     pots: list[Pot]
     announcements: list[Announcement]
-    paired_announced: set[int]
+    paired_announced: set[tuple[int, str]]  # (seat index, rank): RRoP stud 12, razz 5
     _owed: int  # cards still owed on this street (``_after_card``)
     _deal_from: int  # where ``next_deal`` starts looking
 
