@@ -517,7 +517,7 @@ class TableStack:
         availability with a fresh state, and it subscribes to everything in one packet."""
         before = self.watch.states
         self._probe_no += 1
-        probe = self._client(Role.MONITOR, f"{CONSOLE_DEVICE}-probe", lambda m: None, ())
+        probe = self._client(Role.MONITOR, "monitor-probe", lambda m: None, ())
         try:
             self.watch.wait(lambda: self.watch.states > before, timeout, "the engine to answer after reconnecting")
         finally:

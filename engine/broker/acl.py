@@ -28,6 +28,7 @@ filters of their role (``engine.bus`` does) behave the same on both brokers.
 
 from __future__ import annotations
 
+import re
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 from typing import Final, Literal
@@ -154,7 +155,53 @@ def role_rules(role: Role, table: str = "+") -> tuple[Rule, ...]:
             wanted.append((filt, "read"))
         if role in spec.writers and not spec.per_device:
             wanted.append((filt, "write"))
+        elif spec.per_device and role in spec.writers:
+            # Every role announces its own devices.  mosquitto binds the client id to the user
+            # (``use_username_as_clientid``), so ``%c`` there is the username, not the device
+            # id: the rule names the role's usual device ids (``device_names``).  The embedded
+            # broker instead checks that the device is the client's own, whatever its name
+            # (``engine.broker.amqtt_plugins``).
+            wanted += [(f"{base}/{spec.channel}/{name}", "write") for name in device_names(role)]
     return _merge(wanted)
+
+
+#: The device ids (MQTT client ids, and the ``source`` of what a device sends) each role may use:
+#: one of these names alone, or followed by ``-`` or a digit and more (``shoe-1``, ``cam1``,
+#: ``console-sim``).  The sets are disjoint, so a device id names its role.  The embedded broker
+#: refuses a connect whose client id is not its user's (before any session state is touched),
+#: mosquitto replaces every client id by the username (``use_username_as_clientid``), and the
+#: engine refuses a message whose source does not belong on the channel it came on.
+DEVICE_PREFIXES: Final[Mapping[Role, tuple[str, ...]]] = {
+    Role.ENGINE: ("engine",),
+    Role.BRIDGE: ("bridge", "shoe"),
+    Role.VISION: ("vision", "cam"),
+    Role.CONSOLE: ("console",),
+    Role.MONITOR: ("monitor",),
+    Role.RECORDER: ("recorder",),
+}
+
+
+def device_role(device: str) -> Role | None:
+    """The role a device id belongs to (``DEVICE_PREFIXES``), or None for an id no role may use."""
+    for role, prefixes in DEVICE_PREFIXES.items():
+        for prefix in prefixes:
+            if re.fullmatch(rf"{re.escape(prefix)}([-0-9][A-Za-z0-9_.-]*)?", device):
+                return role
+    return None
+
+
+def device_names(role: Role) -> list[str]:
+    """The device ids a role's user may announce on mosquitto: each prefix alone, ``-1``..``-9``,
+    ``1``..``9`` and ``-sim`` (the embedded broker allows any id of the role, ``device_role``)."""
+    names: list[str] = []
+    for prefix in DEVICE_PREFIXES[role]:
+        names += [prefix, f"{prefix}-sim"] + [f"{prefix}-{n}" for n in range(1, 10)] + [f"{prefix}{n}" for n in range(1, 10)]
+    return names
+
+
+def client_id_allowed(role: Role, username: str, client_id: str) -> bool:
+    """May ``username`` (of ``role``) connect with ``client_id``?  Its own name, or one of its role's devices."""
+    return client_id == username or device_role(client_id) is role
 
 
 def device_patterns(table: str = "+") -> tuple[Rule, ...]:
@@ -166,13 +213,15 @@ def device_patterns(table: str = "+") -> tuple[Rule, ...]:
 
 def build_acl(table: str = "+", usernames: Mapping[Role, str] | None = None) -> Acl:
     names = {role: (usernames or {}).get(role, str(role)) for role in Role}
-    return Acl({names[role]: role_rules(role, table) for role in Role}, device_patterns(table))
+    return Acl({names[role]: role_rules(role, table) for role in Role})
 
 
 def render_acl(acl: Acl) -> str:
     """The ACL in mosquitto's ``acl_file`` format."""
-    lines = [_HEADER, "# Every user: its own availability and birth (%c is the MQTT client id)."]
-    lines += [f"pattern {r.access} {r.topic}" for r in acl.patterns]
+    lines = [_HEADER]
+    if acl.patterns:
+        lines += ["# Every user: its own availability and birth (%c is the MQTT client id)."]
+        lines += [f"pattern {r.access} {r.topic}" for r in acl.patterns]
     for user, rules in acl.users.items():
         lines += ["", f"user {user}"]
         lines += [f"topic {r.access} {r.topic}" for r in rules]

@@ -9,19 +9,28 @@ brokers share one set of users and one set of rules (``engine.broker.acl``).
 amqtt also publishes a client's Will without a publish check, so the auth
 plugin refuses a connection whose Will topic the user may not write: otherwise
 a console could leave a forged ``sensor/shoe`` message as its Will.
+
+Client ids are bound to users (``engine.broker.acl.client_id_allowed``): a user may
+connect only with its own name or one of its role's device ids.  amqtt looks up,
+deletes or takes over the session of a client id *before* it asks the auth
+plugins, so the embedded broker (``engine.broker.embedded``) calls ``refusal``
+right after reading the CONNECT, before any session state is touched: a console
+connecting as ``engine`` (or anyone with a wrong password) can neither throw the
+engine off, nor delete its session, nor inherit its queued messages.
 """
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
 from amqtt.contexts import Action
 from amqtt.plugins.base import BaseAuthPlugin, BaseTopicPlugin
 
-from engine.broker.acl import parse_acl
+from engine.broker.acl import client_id_allowed, parse_acl
 from engine.broker.passwd import parse_password_file, verify_password
+from engine.wire import CHANNELS, ROOT, Role
 
 
 class StudtableAuthPlugin(BaseAuthPlugin):  # type: ignore[misc]  # amqtt is untyped here
@@ -31,26 +40,55 @@ class StudtableAuthPlugin(BaseAuthPlugin):  # type: ignore[misc]  # amqtt is unt
     class Config:
         password_file: str = ""
         acl_file: str = ""
+        #: username -> role (which client ids the user may take); a user not listed may use only its name
+        roles: dict[str, str] = field(default_factory=dict)
 
     def __init__(self, context: Any) -> None:
         super().__init__(context)
         self._users = parse_password_file(Path(self.config.password_file).read_text("utf-8"))
         self._acl = parse_acl(Path(self.config.acl_file).read_text("utf-8"))
+        self._roles = {user: Role(role) for user, role in dict(self.config.roles or {}).items()}
 
-    async def authenticate(self, *, session: Any) -> bool | None:
+    def refusal(self, session: Any) -> str | None:
+        """Why this CONNECT is refused (None: it may log in).  Synchronous and free of side effects."""
         username = getattr(session, "username", None)
         hashed = self._users.get(username or "")
         if not username or hashed is None or not verify_password(session.password or "", hashed):
-            self.context.logger.info(f"login refused for user {username!r}: unknown user or wrong password")
-            return False
+            return f"login refused for user {username!r}: unknown user or wrong password"
+        client_id = str(getattr(session, "client_id", "") or "")
+        role = self._roles.get(username)
+        if client_id != username and (role is None or not client_id_allowed(role, username, client_id)):
+            return f"login refused for {username!r}: client id {client_id!r} belongs to another role"
         if getattr(session, "will_flag", False):
             will_topic = session.will_topic or ""
-            if not self._acl.may_publish(username, session.client_id, will_topic):
-                self.context.logger.info(
-                    f"login refused for {username!r}: Will topic {will_topic!r} not writable"
-                )
-                return False
+            if not self._acl.may_publish(username, client_id, will_topic) or not own_device_topic(
+                client_id, will_topic
+            ):
+                return f"login refused for {username!r}: Will topic {will_topic!r} not writable"
+        return None
+
+    async def authenticate(self, *, session: Any) -> bool | None:
+        why = self.refusal(session)
+        if why is not None:
+            self.context.logger.info(why)
+            return False
         return True
+
+
+def per_device_topic(topic: str) -> str | None:
+    """The device id of a per-device topic (availability, birth), else None."""
+    levels = topic.split("/")
+    if len(levels) == 5 and "/".join(levels[:2]) == ROOT:
+        spec = next((s for c, s in CHANNELS.items() if str(c) == levels[3]), None)
+        if spec is not None and spec.per_device:
+            return levels[4]
+    return None
+
+
+def own_device_topic(client_id: str, topic: str) -> bool:
+    """A per-device topic may be written only under the writer's own client id."""
+    device = per_device_topic(topic)
+    return device is None or device == client_id
 
 
 class StudtableAclPlugin(BaseTopicPlugin):  # type: ignore[misc]
@@ -90,6 +128,9 @@ class StudtableAclPlugin(BaseTopicPlugin):  # type: ignore[misc]
 
     def _check(self, user: str, client: str, topic: str, action: Any) -> bool:
         if action == Action.PUBLISH:
+            per_device = per_device_topic(topic)
+            if per_device is not None:  # the client id is bound to the user at connect
+                return per_device == client
             return self._acl.may_publish(user, client, topic)
         if action == Action.SUBSCRIBE:
             return self._acl.may_subscribe(user, client, topic)

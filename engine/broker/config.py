@@ -117,6 +117,11 @@ def render_mosquitto_conf(
         "",
         "# Nobody gets in without a role's credentials; the ACL then limits each role.",
         "allow_anonymous false",
+        "# A client id belongs to its user: mosquitto replaces whatever id a client sends by",
+        "# its username, so no role can connect as `engine` or `shoe-1`, throw the real one",
+        "# off, or inherit its persistent session and queued messages.  (One connection per",
+        "# role at a time; `%c` in the ACL is the username.)",
+        "use_username_as_clientid true",
         f"password_file {files.password_file}",
         f"acl_file {files.acl_file}",
         "",
@@ -194,12 +199,20 @@ def write_config(
     files = BrokerFiles(directory, host, port, table, creds)
 
     acl = build_acl(table, {role: user for role, (user, _) in creds.items()})
-    _write(files.acl_file, render_acl(acl), 0o644)
+    # mosquitto 2 reads the password and ACL files after it has dropped from root to its own
+    # account (``user``; default ``mosquitto``), so those files (and the persistence folder)
+    # belong to that account when we run as root; else to whoever runs mosquitto (us).
+    owner = _broker_account(run_as)
+    _write(files.acl_file, render_acl(acl), 0o640, owner)
     _write(
         files.password_file,
         render_password_file({user: hash_password(pw) for user, pw in creds.values()}),
-        0o640,
+        0o600,
+        owner,
     )
+    if owner is not None:
+        os.chown(data, *owner)
+        os.chmod(data, 0o700)
     _write(
         files.credentials_file,
         json.dumps(
@@ -223,10 +236,30 @@ def write_config(
     return files
 
 
-def _write(path: Path, text: str, mode: int) -> None:
+def _broker_account(run_as: str | None) -> tuple[int, int] | None:
+    """(uid, gid) mosquitto runs as after it starts as root, if we are root and it differs from us."""
+    if os.geteuid() != 0:
+        return None
+    import pwd
+
+    name = run_as or "mosquitto"
+    try:
+        entry = pwd.getpwnam(name)
+    except KeyError:
+        if run_as:
+            raise ValueError(f"--run-as {run_as}: no such account on this machine") from None
+        return None  # no mosquitto account: mosquitto then stays root
+    if entry.pw_uid == 0:
+        return None
+    return entry.pw_uid, entry.pw_gid
+
+
+def _write(path: Path, text: str, mode: int, owner: tuple[int, int] | None = None) -> None:
     tmp = path.with_name(path.name + ".tmp")
     fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, mode)
     with os.fdopen(fd, "w", encoding="utf-8") as fh:
         fh.write(text)
+    if owner is not None:
+        os.chown(tmp, *owner)
     os.chmod(tmp, mode)
     os.replace(tmp, path)

@@ -55,6 +55,7 @@ def amqtt_config(files: BrokerFiles, host: str, port: int) -> dict[str, Any]:
             f"{plugins}.StudtableAuthPlugin": {
                 "password_file": str(files.password_file),
                 "acl_file": str(files.acl_file),
+                "roles": {user: str(role) for role, (user, _) in files.credentials.items()},
             },
             f"{plugins}.StudtableAclPlugin": {"acl_file": str(files.acl_file)},
         },
@@ -82,6 +83,8 @@ def _checked_broker_class() -> Any:
         "_get_handler",
         "_matches",
         "_topic_filtering",
+        "_initialize_client_session",
+        "_delete_session",
     ):
         if not hasattr(Broker, name):
             raise BrokerStartError(f"this amqtt version lacks Broker.{name}; studtable needs amqtt 0.12.x")
@@ -107,6 +110,60 @@ def _checked_broker_class() -> Any:
             if acl is None:
                 return bool(await super()._topic_filtering(session, topic, action))
             return bool(acl.verdict(session, topic, action))
+
+        async def _initialize_client_session(
+            self, reader: Any, writer: Any, remote_address: str, remote_port: int
+        ) -> tuple[Any, Any]:
+            # amqtt 0.12 deletes (clean session) or takes over (persistent session) the session
+            # of the CONNECT's client id here, and only afterwards asks the auth plugins; a
+            # connected client with that id is then thrown off even if the login fails.  So the
+            # login and the client id's owner are checked first, and a refused CONNECT touches
+            # nothing.  The rest is amqtt 0.12's own code.
+            from amqtt.errors import AMQTTError, MQTTError, NoDataError
+            from amqtt.mqtt.connack import NOT_AUTHORIZED, ConnackPacket
+            from amqtt.mqtt.protocol.broker_handler import BrokerProtocolHandler
+            from amqtt.utils import gen_client_id
+
+            from engine.broker.amqtt_plugins import StudtableAuthPlugin
+
+            try:
+                handler, client_session = await BrokerProtocolHandler.init_from_connect(
+                    reader, writer, self.plugins_manager
+                )
+            except (AMQTTError, NoDataError) as exc:
+                raise AMQTTError(exc) from exc
+            except MQTTError:
+                with contextlib.suppress(Exception):
+                    await writer.close()
+                raise
+            auth = [p for p in getattr(self.plugins_manager, "_auth_plugins", []) if isinstance(p, StudtableAuthPlugin)]
+            for plugin in auth:
+                why = plugin.refusal(client_session)
+                if why is not None:
+                    log.warning("embedded broker: %s", why)
+                    with contextlib.suppress(Exception):
+                        await ConnackPacket.build(0, NOT_AUTHORIZED).to_stream(writer)
+                        await writer.close()
+                    raise MQTTError(why)
+            if client_session.clean_session:
+                if client_session.client_id:
+                    await self._delete_session(client_session.client_id)
+                else:
+                    client_session.client_id = gen_client_id()
+                client_session.parent = 0
+            elif client_session.client_id in self._sessions:
+                existing, _ = self._sessions[client_session.client_id]
+                for name in ("will_flag", "will_message", "will_topic", "will_qos", "keep_alive", "username",
+                             "password"):
+                    setattr(existing, name, getattr(client_session, name))
+                client_session = existing
+                client_session.parent = 1
+            else:
+                client_session.parent = 0
+            delay = self.config.get("timeout-disconnect-delay", 0)
+            if client_session.keep_alive > 0 and isinstance(delay, int):
+                client_session.keep_alive += delay
+            return handler, client_session
 
         async def stream_connected(self, reader: Any, writer: Any, listener_name: str) -> None:
             # Remember every client connection so that a stop can always drop them.

@@ -79,7 +79,7 @@ def test_acl_file_round_trips_and_pins_a_table() -> None:
     acl = build_acl("t7")
     text = render_acl(acl)
     assert "user console\n" in text and "topic read studtable/v1/t7/public/state" in text
-    assert "pattern write studtable/v1/t7/avail/%c" in text
+    assert "topic write studtable/v1/t7/avail/console-1" in text
     assert parse_acl(text) == acl
     assert not acl.may_receive("monitor", "m", "studtable/v1/t8/public/state")
     with pytest.raises(aclmod.AclSyntaxError, match="line 1"):
