@@ -37,8 +37,13 @@ never raised into the network thread.
 
 Delivery guarantee: paho sends the PUBACK for a QoS 1 message only after
 ``on_message`` returns, so a handler that makes its effect durable inside the
-callback (the engine appends to the event store there) gets at-least-once
-end to end, and the tracker or the store's unique key makes it exactly once.
+callback gets at-least-once end to end, and the tracker or the store's unique
+key makes it exactly once.  A handler that may *fail* to make a message durable
+(the engine, on a full disk) passes ``on_message_ack`` instead: it is called with
+the message and an ``ack`` function, and the PUBACK goes out only when the
+handler calls ``ack()`` (paho's manual acknowledgement).  Until then the broker
+holds the message for this persistent session and delivers it again after a
+reconnect; a handler that raises leaves it unacknowledged too.
 """
 
 from __future__ import annotations
@@ -152,6 +157,18 @@ class SourceTracker:
             ranges.append((state.high + 1, state.announced))
         return ranges
 
+    def snapshot(self, source: str) -> tuple[int, int, list[tuple[int, int]], int] | None:
+        """What the tracker knows of one source, to ``restore`` if the input it is about to
+        accept cannot be made durable (the broker then delivers it again: it must not look seen)."""
+        state = self._sources.get(source)
+        return None if state is None else (state.session, state.high, list(state.missing), state.announced)
+
+    def restore(self, source: str, snap: tuple[int, int, list[tuple[int, int]], int] | None) -> None:
+        if snap is None:
+            self._sources.pop(source, None)
+        else:
+            self._sources[source] = _SourceState(snap[0], snap[1], list(snap[2]), snap[3])
+
     def session(self, source: str) -> int | None:
         state = self._sources.get(source)
         return state.session if state else None
@@ -163,6 +180,7 @@ class SourceTracker:
 # --------------------------------------------------------------------------- edge
 
 MessageHandler = Callable[[Message], None]
+AckingHandler = Callable[[Message, Callable[[], None]], None]
 InvalidHandler = Callable[[str, bytes, WireError], None]
 ConnectionHandler = Callable[[bool], None]
 
@@ -250,6 +268,7 @@ class BusClient:
         on_invalid: InvalidHandler | None = None,
         on_connection: ConnectionHandler | None = None,
         announce_online: bool = True,
+        on_message_ack: AckingHandler | None = None,
     ) -> None:
         import paho.mqtt.client as mqtt
         from paho.mqtt.enums import CallbackAPIVersion
@@ -264,6 +283,7 @@ class BusClient:
         self.on_message = on_message
         self.on_invalid = on_invalid
         self.on_connection = on_connection
+        self.on_message_ack = on_message_ack
         # What ``avail/<device>`` says while connected; a bridge says online only while its shoe answers.
         self._available = announce_online
         # Lock discipline (paho calls on_publish while holding its own message mutex, and
@@ -287,7 +307,12 @@ class BusClient:
             protocol=mqtt.MQTTv311,
             clean_session=not persistent,
         )
-        client.username_pw_set(username, password)
+        from engine.broker.acl import login_name
+
+        # Under its own device id where the broker has such a user (the client id is bound to it).
+        client.username_pw_set(login_name(username, self.role, device), password)
+        if on_message_ack is not None:
+            client.manual_ack_set(True)
         avail = wire.availability(table, device, online=False)
         client.will_set(avail.topic, wire.encode(avail), qos=1, retain=True)
         client.reconnect_delay_set(min_delay=1, max_delay=8)
@@ -422,6 +447,30 @@ class BusClient:
                 self._early_acks.add(mid)
 
     def _on_message(self, client: Any, userdata: Any, raw: Any) -> None:
+        if self.on_message_ack is None:
+            self._dispatch(client, raw)
+            return
+        acked = False
+
+        def ack() -> None:
+            nonlocal acked
+            if not acked:
+                acked = True
+                client.ack(raw.mid, raw.qos)
+
+        msg = self._dispatch(client, raw)
+        if msg is None:  # nothing for the handler (broken, our own): acknowledged at once
+            ack()
+            return
+        try:
+            self.on_message_ack(msg, ack)
+        except Exception:
+            # Not acknowledged: the broker delivers it again after a reconnect.
+            log.exception("%s: handler failed on %s/%s from %s; not acknowledged", self.device, msg.channel,
+                          msg.kind, msg.source)
+
+    def _dispatch(self, client: Any, raw: Any) -> Message | None:
+        """Decode a message; with ``on_message`` call it, else return the message for ``on_message_ack``."""
         topic_name, payload = raw.topic, bytes(raw.payload)
         try:
             msg = wire.decode(topic_name, payload)
@@ -433,9 +482,11 @@ class BusClient:
                     self.on_invalid(topic_name, payload, exc)
                 except Exception:
                     log.exception("%s: invalid-message handler failed", self.device)
-            return
+            return None
         if self.ignore_own and msg.source == self.device:
-            return
+            return None
+        if self.on_message_ack is not None:
+            return msg
         if self.on_message is not None:
             try:
                 self.on_message(msg)
@@ -445,3 +496,4 @@ class BusClient:
                 log.exception(
                     "%s: handler failed on %s/%s from %s", self.device, msg.channel, msg.kind, msg.source
                 )
+        return None

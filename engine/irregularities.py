@@ -599,6 +599,41 @@ RULES: Final[tuple[Rule, ...]] = (
         blocks=(),
         changes_hand=False,
     ),
+    Rule(
+        "source.restart",
+        "DESIGN (sequence numbers)",
+        "A sensor restarted and may have lost messages",
+        "detected",
+        "the shoe reports a reset or lost events, or a device's new session does not start at its first message",
+        "{device} restarted: {missing} card(s) may be missing. Count the cards at each seat against the screen.",
+        (CONFIRM,),
+        blocks=(),
+        changes_hand=False,
+    ),
+    Rule(
+        "source.forged",
+        "DESIGN (trust boundaries)",
+        "A message claimed another device's name",
+        "detected",
+        "a message's source does not belong to the role allowed to publish on its channel",
+        "A message on {channel} claimed to come from {device}, which may not send there: it was refused. "
+        "Check which devices are connected to this table.",
+        (CONFIRM,),
+        blocks=(),
+        changes_hand=False,
+    ),
+    Rule(
+        "source.store",
+        "DESIGN (an input is acknowledged only once it is durable)",
+        "The event store cannot write",
+        "detected",
+        "an append to the event store fails (a full disk, a read-only or missing store)",
+        "The event store cannot write: {problem}. Inputs are held, not lost, and are taken in order once it "
+        "can write again: free disk space or fix the store.",
+        (),
+        blocks=(),
+        changes_hand=False,
+    ),
 )
 
 BY_ID: Final[dict[str, Rule]] = {r.id: r for r in RULES}

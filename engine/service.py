@@ -29,17 +29,51 @@ from pathlib import Path
 from typing import Any
 
 from engine import phh
+from engine.broker.acl import device_role
 from engine.bus import SourceTracker, Verdict
-from engine.floor import Floor, FloorError, FloorOutputs
+from engine.floor import Floor, FloorError, FloorOutputs, Prompt
 from engine.hand import Hand
+from engine.irregularities import BY_ID
 from engine.public import public_state
 from engine.rules import ConfigError, GameConfig
-from engine.wire import Channel, Message
+from engine.wire import CHANNELS, Channel, Message, Role
 
 log = logging.getLogger(__name__)
 
 
 TRACKED_CHANNELS = frozenset({Channel.SHOE, Channel.VISION, Channel.COMMAND})
+#: How long the engine waits before trying a failed store write again (held inputs, owed work).
+STORE_RETRY_S = 0.5
+
+
+def source_key(channel: Channel | str, source: str) -> str:
+    """What duplicate and gap detection is keyed by: the channel (whose ACL fixes the role that may
+    publish on it) and the source the message names.  A console that names itself ``shoe-1`` on
+    the command channel is another key than the shoe on ``sensor/shoe``: it cannot make the
+    shoe's cards look stale."""
+    return f"{channel}:{source}"
+
+
+def source_of(key: str) -> str:
+    """The device part of a stored key (a store written before keys had a channel holds the device alone)."""
+    return key.rpartition(":")[2]
+
+
+def legacy_key(source: str) -> str:
+    """The key of a store row written before keys named the channel: the channel of the source's role."""
+    if ":" in source:
+        return source
+    role = device_role(source)
+    for channel in sorted(TRACKED_CHANNELS):
+        if role is not None and role is not Role.ENGINE and role in CHANNELS[channel].writers:
+            return source_key(channel, source)
+    return source
+
+
+def source_allowed(channel: Channel, source: str) -> bool:
+    """Does a device of that name belong on that channel (its role may publish there)?"""
+    role = device_role(source)
+    return role is not None and role in CHANNELS[channel].writers
 NOTE = "note"  # a stored message that is not an input to the table
 ENGINE_SOURCE = "engine"  # inputs the engine makes itself (seating from the config, automatic next hand)
 IDLE_AFTER_S = 0.5  # the table counts as quiet this long after an input (store upkeep then)
@@ -223,9 +257,14 @@ def ruled(hand: Hand) -> bool:
     return hand.voided or any(e.type not in PHH_EVENTS for e in hand.events)
 
 
+def hand_id(hand: Hand, table: str) -> str:
+    """The hand's id in the hand log."""
+    return f"{table}-{hand.hand_id}"
+
+
 def hand_record(hand: Hand, table: str) -> dict[str, Any]:
     return {
-        "hand": f"{table}-{hand.hand_id}",
+        "hand": hand_id(hand, table),
         "variant": hand.config.variant.value,
         "events": [e.to_json() for e in hand.events],
         # A hand changed by a ruling has no PHH form; its events tell it all.
@@ -238,7 +277,16 @@ def hand_record(hand: Hand, table: str) -> dict[str, Any]:
 
 
 class EngineService:
-    """MQTT in, store, Floor, MQTT out.  ``start()`` returns once connected; ``stop()`` ends it."""
+    """MQTT in, store, Floor, MQTT out.  ``start()`` returns once connected; ``stop()`` ends it.
+
+    Durability: a message is acknowledged to the broker (manual PUBACK) only once its input is
+    in the store.  If the store cannot write (a full disk), the message stays unacknowledged and
+    is held, with every later one, in arrival order; the dealer sees the ``source.store`` prompt;
+    the housekeeping thread tries again every ``STORE_RETRY_S`` and takes the held inputs in
+    order once the store writes again (a crash meanwhile loses nothing: the broker delivers the
+    unacknowledged messages again to the engine's persistent session).  What the engine does by
+    itself after an input (a gap prompt, keeping a finished hand, starting the next hand) is
+    *owed* until it is stored, and is settled before any later input."""
 
     def __init__(self, config: EngineConfig) -> None:
         from engine.store import open_store
@@ -255,20 +303,35 @@ class EngineService:
         self.session = 1
         self.replayed = 0
         self.started_at = time.monotonic()
+        #: messages not yet durable (the store failed), oldest first, with their PUBACK
+        self._held: list[tuple[Message, Any]] = []
+        #: own inputs not yet stored, and finished hands not yet in the hand log
+        self._owed: list[dict[str, Any]] = []
+        self._unrecorded: list[Hand] = []
+        #: why the store cannot write (None: it can); shown as the ``source.store`` prompt
+        self.store_problem: str | None = None
+        self._store_prompt: Prompt | None = None
+        self._forged_reported: set[str] = set()
+        self._applied = 0  # the offset of the last stored input applied to the Floor
+        self._pending_history: list[dict[str, Any]] = []
 
     # -- replay ---------------------------------------------------------------------
     def replay(self) -> int:
-        """Rebuild the table from the store; returns how many inputs were replayed."""
+        """Rebuild the table from the store; returns how many inputs were replayed.
+
+        A hand that finished in the log but is not in the hand log (the engine stopped between
+        the two) is kept now, and the next hand starts if it would have."""
         count = 0
         heads = self.store.heads()
         for ev in self.store.events():
+            self._applied = ev.offset
             if ev.kind in ("engine_start", NOTE):
                 continue
-            self.core.apply(ev.source, ev.payload, ev.session, ev.seq)
+            self.core.apply(source_of(ev.source), ev.payload, ev.session, ev.seq)
             count += 1
         for source, (session, seq) in heads.items():
             if source != ENGINE_SOURCE:
-                self.core.tracker.observe(source, session, seq)
+                self.core.tracker.observe(legacy_key(source), session, seq)
         engine_head = heads.get(ENGINE_SOURCE)
         self.session = (engine_head[0] + 1) if engine_head else 1
         self._engine_seq = 0
@@ -276,7 +339,13 @@ class EngineService:
         if count == 0:
             for inp in self.core.setup_inputs():
                 self._accept_own(inp)
+        kept = {h.hand_id for h in self.store.list_hands()}
+        self._unrecorded = [h for h in self.core.finished if hand_id(h, self.config.table) not in kept]
         self.core.finished.clear()
+        if self._unrecorded:
+            log.warning("replay: %d finished hand(s) were not in the hand log; keeping them now",
+                        len(self._unrecorded))
+        self._settle()
         self.replayed = count
         return count
 
@@ -286,8 +355,17 @@ class EngineService:
 
     def _accept_own(self, inp: dict[str, Any]) -> FloorOutputs | None:
         seq = self._next_seq()
-        self.store.append(ENGINE_SOURCE, self.session, seq, str(inp["kind"]), inp)
-        return self.core.apply(ENGINE_SOURCE, inp, self.session, seq)
+        appended = self.store.append(ENGINE_SOURCE, self.session, seq, str(inp["kind"]), inp)
+        self._applied = max(self._applied, appended.offset)
+        out = self.core.apply(ENGINE_SOURCE, inp, self.session, seq)
+        self._unrecorded += self.core.finished
+        self.core.finished.clear()
+        return out
+
+    def _own(self, inp: dict[str, Any]) -> None:
+        """An input the engine makes itself: owed until stored (now, unless the store fails)."""
+        self._owed.append(inp)
+        self._settle_or_note()
 
     # -- bus ------------------------------------------------------------------------
     def start(self, wait: float = 10.0) -> EngineService:
@@ -309,7 +387,7 @@ class EngineService:
             role="engine",
             session=self.session,
             persistent=True,
-            on_message=self._on_message,
+            on_message_ack=self._on_message,
             on_connection=self._on_connection,
         )
         for channel in (Channel.SHOE, Channel.VISION, Channel.COMMAND, Channel.AVAIL):
@@ -329,8 +407,15 @@ class EngineService:
 
     def _housekeeping(self) -> None:
         """Store upkeep (checkpoints) when the table has been quiet for a moment, so that it
-        does not hold up an input; under a steady stream of inputs ``_after`` does it now and then."""
-        while not self._stopping.wait(IDLE_CHECK_S):
+        does not hold up an input; under a steady stream of inputs ``_after`` does it now and then.
+        While the store cannot write: try the held inputs again."""
+        last_try = 0.0
+        while not self._stopping.wait(min(IDLE_CHECK_S, STORE_RETRY_S)):
+            if self.store_problem is not None and time.monotonic() - last_try >= STORE_RETRY_S:
+                last_try = time.monotonic()
+                with self._lock:
+                    self._drain()
+                continue
             if time.monotonic() - self._last_input >= IDLE_AFTER_S:
                 try:
                     self.store.maintain(idle=True)
@@ -342,12 +427,71 @@ class EngineService:
         # gone (amqtt keeps nothing): say it (again).
         if up and self._bus is not None:
             with self._lock:
+                self._flush_history()
                 self.publish(again=True)
 
-    def _on_message(self, msg: Message) -> None:
+    def _on_message(self, msg: Message, ack: Any = None) -> None:
         with self._lock:
             self._last_input = time.monotonic()
-            self._handle(msg)
+            self._held.append((msg, ack))
+            self._drain()
+
+    # -- durability -----------------------------------------------------------------
+    def _drain(self) -> None:
+        """Settle what is owed, then take the held messages in order, acknowledging each once it is
+        stored; stop at the first store failure (its message stays held and unacknowledged)."""
+        from engine.store import StoreError
+
+        try:
+            self._settle()
+            while self._held:
+                msg, ack = self._held[0]
+                self._handle(msg)
+                self._held.pop(0)
+                if ack is not None:
+                    ack()
+                self._settle()
+        except StoreError as exc:
+            self._store_failed(str(exc))
+            return
+        if self.store_problem is not None:
+            log.warning("the event store writes again; %s", "the held inputs were taken in order")
+            self.store_problem = None
+            self._store_prompt = None
+            self.publish()
+
+    def _store_failed(self, problem: str) -> None:
+        first = self.store_problem is None
+        self.store_problem = problem.removeprefix("the event store cannot write: ")
+        if first:
+            log.error("%s; %d input(s) held, not acknowledged", problem, len(self._held))
+            rule = BY_ID["source.store"]
+            text = rule.ruling.format(problem=self.store_problem)
+            self._store_prompt = Prompt("store", rule, (), text, {"problem": self.store_problem})
+            self.publish()
+
+    def _settle_or_note(self) -> None:
+        from engine.store import StoreError
+
+        try:
+            self._settle()
+        except StoreError as exc:
+            self._store_failed(str(exc))
+
+    def _settle(self) -> None:
+        """Store what the engine owes: its own inputs, finished hands for the hand log, the next hand."""
+        while self._owed:
+            self._accept_own(self._owed[0])
+            self._owed.pop(0)
+            self.publish()
+        while self._unrecorded:
+            self._record(self._unrecorded[0])
+            self._unrecorded.pop(0)
+        nxt = self.core.next_hand_input()
+        if nxt is not None:
+            self._accept_own(nxt)
+            self.publish()
+            self._settle()  # a hand can finish at once (everyone all in); never more than a few
 
     def _handle(self, msg: Message) -> None:
         if msg.channel is Channel.AVAIL:
@@ -357,44 +501,60 @@ class EngineService:
             was = self.core.devices.get(msg.source)
             self.core.devices[msg.source] = online
             if was is not None and was != online and msg.source.startswith(("shoe", "bridge", "cam", "vision")):
-                self._accept_own({"kind": "source", "device": msg.source, "status": "online" if online else "offline"})
+                self._owed.append({"kind": "source", "device": msg.source, "status": "online" if online else "offline"})
             self.publish()
             return
         if msg.session is None or msg.seq is None or msg.channel not in TRACKED_CHANNELS:
             return
-        tracked = self.core.tracker.observe(msg.source, msg.session, msg.seq)
+        if not source_allowed(msg.channel, msg.source):
+            # The channel's ACL fixes the role that published; the payload's source must be one of
+            # that role's devices, or the message is refused and the dealer told (once per name).
+            key = source_key(msg.channel, msg.source)
+            log.warning("refused a message on %s claiming to be from %r", msg.channel, msg.source)
+            if key not in self._forged_reported:
+                self._forged_reported.add(key)
+                self._owed.append({"kind": "source", "device": msg.source, "status": "forged",
+                                   "channel": str(msg.channel)})
+            return
+        key = source_key(msg.channel, msg.source)
+        before = self.core.tracker.snapshot(key)
+        tracked = self.core.tracker.observe(key, msg.session, msg.seq)
         if not tracked.verdict.accept:
             return
+        from engine.store import StoreError
+
         inp = input_from_message(msg)
-        if inp is None:
-            # Nothing for the table (shoe loaded, a reset notice): stored all the same, so the
-            # sequence has no hole after a restart.
-            self.store.append(msg.source, msg.session, msg.seq, NOTE, {"kind": NOTE, "message": msg.kind})
+        try:
+            if inp is None:
+                # Nothing for the table (shoe loaded, a reset notice): stored all the same, so the
+                # sequence has no hole after a restart.
+                self.store.append(key, msg.session, msg.seq, NOTE, {"kind": NOTE, "message": msg.kind})
+                return
+            appended = self.store.append(key, msg.session, msg.seq, str(inp["kind"]), inp)
+        except StoreError:
+            self.core.tracker.restore(key, before)  # delivered again later: it must not look seen
+            raise
+        if appended.duplicate and appended.offset <= self._applied:
             return
-        appended = self.store.append(msg.source, msg.session, msg.seq, str(inp["kind"]), inp)
-        if appended.duplicate:
-            return
+        self._applied = max(self._applied, appended.offset)
+        out = self.core.apply(msg.source, inp, msg.session, msg.seq)
         if tracked.verdict is Verdict.GAP and msg.channel in (Channel.SHOE, Channel.VISION):
             missing = tracked.missing[1] - tracked.missing[0] + 1 if tracked.missing else 1
-            self._accept_own({"kind": "source", "device": msg.source, "status": "gap", "missing": missing})
-        out = self.core.apply(msg.source, inp, msg.session, msg.seq)
+            self._owed.append({"kind": "source", "device": msg.source, "status": "gap", "missing": missing})
         self._after(out)
 
     def _after(self, out: FloorOutputs | None) -> None:
         # The input's own effect first: the state that follows from it (for the input that ends
-        # a hand: the awards).  Then what the engine does by itself after a hand: keep it in the
-        # hand log and send it to the recorder, and start the next hand (stored, then a second
-        # state).  None of that holds up the state of the input.
+        # a hand: the awards).  What the engine does by itself after it (keep a finished hand in
+        # the hand log and send it to the recorder, start the next hand) is owed and settled next
+        # (``_settle``), so none of that holds up the state of the input.
         self.publish()
-        finished = self.core.finished[:]
+        self._unrecorded += self.core.finished
         self.core.finished.clear()
-        for hand in finished:
-            self._record(hand)
-        nxt = self.core.next_hand_input()
-        if nxt is not None:
-            self._accept_own(nxt)
-            self.publish()
-        self.store.maintain()  # a checkpoint if many commits gathered; see _housekeeping
+        try:
+            self.store.maintain()  # a checkpoint if many commits gathered; see _housekeeping
+        except Exception:
+            log.exception("store upkeep failed; the next one will try again")
 
     def _record(self, hand: Hand) -> None:
         from engine.store import HandRecord
@@ -404,7 +564,14 @@ class EngineService:
         self.store.record_hand(
             HandRecord(rec["hand"], self.config.table, rec["variant"], now, now, rec["events"], rec["phh"])
         )
-        if self._bus is not None:
+        self._pending_history.append(rec)
+        self._flush_history()
+
+    def _flush_history(self) -> None:
+        if self._bus is None:
+            return  # replay: sent once connected
+        while self._pending_history:
+            rec = self._pending_history.pop(0)
             self._bus.publish(Channel.HISTORY, "hand", hand=rec["hand"], variant=rec["variant"],
                               events=rec["events"], phh=rec["phh"])
 
@@ -413,8 +580,12 @@ class EngineService:
         after a reconnect, when the broker may have lost its retained copy)."""
         if self._bus is None:
             return
-        self._bus.publish(Channel.STATE, "state", state=self.core.state())
+        state = self.core.state()
         prompts = self.core.prompts()
+        if self._store_prompt is not None:  # outside the Floor and the log: it goes when the store writes
+            state["prompts"] = [*state.get("prompts", []), self._store_prompt.to_json()]
+            prompts = [*prompts, self._store_prompt.to_wire()]
+        self._bus.publish(Channel.STATE, "state", state=state)
         if again or prompts != self._prompts_sent:
             self._bus.publish(Channel.PROMPT, "prompts", open=prompts)
             self._prompts_sent = prompts

@@ -34,8 +34,10 @@ suite; the SQL differs only in placeholders and the key column type.
 
 from __future__ import annotations
 
+import contextlib
 import json
 import logging
+import os
 import sqlite3
 import threading
 from collections.abc import Iterator, Mapping, Sequence
@@ -314,6 +316,7 @@ class SqliteStore(_SqlStore):
     def __init__(self, path: str | Path, table: str) -> None:
         super().__init__(table)
         self.path = Path(path)
+        _private(self.path)
         try:
             self._conn = sqlite3.connect(self.path, isolation_level=None, check_same_thread=False, timeout=30)
             # Small pages for a new store (an existing one keeps its own): an append touches
@@ -347,14 +350,21 @@ class SqliteStore(_SqlStore):
 
     def _write(self, statements: Sequence[tuple[str, Sequence[Any]]]) -> list[list[tuple[Any, ...]]]:
         out: list[list[tuple[Any, ...]]] = []
-        self._conn.execute("BEGIN IMMEDIATE")
         try:
-            for sql, params in statements:
-                out.append(list(self._conn.execute(sql, tuple(params)).fetchall()))
-            self._conn.execute("COMMIT")
-        except BaseException:
-            self._conn.execute("ROLLBACK")
-            raise
+            self._conn.execute("BEGIN IMMEDIATE")
+            try:
+                for sql, params in statements:
+                    out.append(list(self._conn.execute(sql, tuple(params)).fetchall()))
+                self._conn.execute("COMMIT")
+            except BaseException:
+                # SQLite may already have rolled back (a full disk does): rolling back again would
+                # raise "cannot rollback - no transaction is active" and hide the real error.
+                if self._conn.in_transaction:
+                    with contextlib.suppress(sqlite3.Error):
+                        self._conn.execute("ROLLBACK")
+                raise
+        except sqlite3.Error as exc:
+            raise StoreError(f"the event store cannot write: {exc} ({self.path})") from exc
         self._since_checkpoint += 1
         if self._since_checkpoint >= CHECKPOINT_INLINE:
             self._checkpoint()  # an owner that never calls maintain(): as SQLite itself would
@@ -370,7 +380,10 @@ class SqliteStore(_SqlStore):
         running beside a stream of commits would not do that."""
         if self._since_checkpoint >= CHECKPOINT_EVERY or (idle and self._since_checkpoint):
             with self._lock:
-                self._checkpoint()
+                try:
+                    self._checkpoint()
+                except sqlite3.Error as exc:  # a full disk: the WAL still holds every commit
+                    log.warning("store checkpoint failed (%s); the next one will try again", exc)
 
     def _checkpoint(self) -> None:
         self._conn.execute("PRAGMA wal_checkpoint(PASSIVE)").fetchall()
@@ -378,6 +391,31 @@ class SqliteStore(_SqlStore):
 
     def close(self) -> None:
         self._conn.close()
+
+
+def _private(path: Path) -> None:
+    """The store holds every live down card: its file (and the -wal and -shm files, which SQLite
+    creates with the database file's permissions) is readable by its owner only, mode 0600."""
+    if str(path) in ("", ":memory:") or str(path).startswith("file:"):
+        return
+    try:
+        fd = os.open(path, os.O_RDWR | os.O_CREAT, 0o600)
+    except FileNotFoundError:
+        return  # no folder: sqlite3.connect says so in the StoreError below
+    except OSError:
+        return
+    try:
+        if os.fstat(fd).st_mode & 0o077:
+            os.fchmod(fd, 0o600)
+    finally:
+        os.close(fd)
+    for suffix in ("-wal", "-shm"):
+        side = path.with_name(path.name + suffix)
+        try:
+            if side.stat().st_mode & 0o077:
+                os.chmod(side, 0o600)
+        except OSError:
+            pass
 
 
 #: SQLite page size for a new store (see ``SqliteStore.__init__``).
@@ -413,11 +451,16 @@ class PostgresStore(_SqlStore):
         return list(cur.fetchall()) if cur.description else []
 
     def _write(self, statements: Sequence[tuple[str, Sequence[Any]]]) -> list[list[tuple[Any, ...]]]:
+        import psycopg
+
         out: list[list[tuple[Any, ...]]] = []
-        with self._conn.transaction():
-            for sql, params in statements:
-                cur = self._conn.execute(sql, tuple(params))
-                out.append(list(cur.fetchall()) if cur.description else [])
+        try:
+            with self._conn.transaction():
+                for sql, params in statements:
+                    cur = self._conn.execute(sql, tuple(params))
+                    out.append(list(cur.fetchall()) if cur.description else [])
+        except psycopg.OperationalError as exc:
+            raise StoreError(f"the event store cannot write: {exc}".strip()) from exc
         return out
 
     def close(self) -> None:

@@ -155,13 +155,6 @@ def role_rules(role: Role, table: str = "+") -> tuple[Rule, ...]:
             wanted.append((filt, "read"))
         if role in spec.writers and not spec.per_device:
             wanted.append((filt, "write"))
-        elif spec.per_device and role in spec.writers:
-            # Every role announces its own devices.  mosquitto binds the client id to the user
-            # (``use_username_as_clientid``), so ``%c`` there is the username, not the device
-            # id: the rule names the role's usual device ids (``device_names``).  The embedded
-            # broker instead checks that the device is the client's own, whatever its name
-            # (``engine.broker.amqtt_plugins``).
-            wanted += [(f"{base}/{spec.channel}/{name}", "write") for name in device_names(role)]
     return _merge(wanted)
 
 
@@ -191,11 +184,13 @@ def device_role(device: str) -> Role | None:
 
 
 def device_names(role: Role) -> list[str]:
-    """The device ids a role's user may announce on mosquitto: each prefix alone, ``-1``..``-9``,
-    ``1``..``9`` and ``-sim`` (the embedded broker allows any id of the role, ``device_role``)."""
+    """The usual device ids of a role, each a broker user of its own (``broker_users``): each
+    prefix alone, with ``-sim``, ``-1``..``-9`` and ``1``..``9``.  A device with another id logs
+    in under the role's username (on mosquitto: one such connection per role at a time)."""
     names: list[str] = []
     for prefix in DEVICE_PREFIXES[role]:
-        names += [prefix, f"{prefix}-sim"] + [f"{prefix}-{n}" for n in range(1, 10)] + [f"{prefix}{n}" for n in range(1, 10)]
+        names += [prefix, f"{prefix}-sim"]
+        names += [f"{prefix}-{n}" for n in range(1, 10)] + [f"{prefix}{n}" for n in range(1, 10)]
     return names
 
 
@@ -211,17 +206,43 @@ def device_patterns(table: str = "+") -> tuple[Rule, ...]:
     )
 
 
+def broker_users(usernames: Mapping[Role, str] | None = None) -> dict[str, Role]:
+    """Every broker user and its role: each role's own username, and one user per usual device id
+    of the role (``device_names``), which logs in with the role's password.  mosquitto binds a
+    client id to its username (``use_username_as_clientid``), so a device that logs in under its
+    own name keeps its own client id, and several devices of one role (two monitors) do not
+    throw each other off."""
+    users: dict[str, Role] = {}
+    for role in Role:
+        users[(usernames or {}).get(role, str(role))] = role
+    for role in Role:
+        for name in device_names(role):
+            users.setdefault(name, role)
+    return users
+
+
+def login_name(username: str, role: Role | str, device: str) -> str:
+    """The username a device logs in with: its own device id when the broker has a user of that
+    name for its role (``broker_users``), else the role's username."""
+    try:
+        role = Role(role)
+    except ValueError:
+        return username
+    if username == str(role) and device != username and device in device_names(role):
+        return device
+    return username
+
+
 def build_acl(table: str = "+", usernames: Mapping[Role, str] | None = None) -> Acl:
-    names = {role: (usernames or {}).get(role, str(role)) for role in Role}
-    return Acl({names[role]: role_rules(role, table) for role in Role})
+    users = broker_users(usernames)
+    return Acl({user: role_rules(role, table) for user, role in users.items()}, device_patterns(table))
 
 
 def render_acl(acl: Acl) -> str:
     """The ACL in mosquitto's ``acl_file`` format."""
-    lines = [_HEADER]
-    if acl.patterns:
-        lines += ["# Every user: its own availability and birth (%c is the MQTT client id)."]
-        lines += [f"pattern {r.access} {r.topic}" for r in acl.patterns]
+    lines = [_HEADER, "# Every user: its own availability and birth (%c is the MQTT client id; on mosquitto,",
+             "# which binds the client id to the user, it is the username)."]
+    lines += [f"pattern {r.access} {r.topic}" for r in acl.patterns]
     for user, rules in acl.users.items():
         lines += ["", f"user {user}"]
         lines += [f"topic {r.access} {r.topic}" for r in rules]

@@ -23,7 +23,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Final
 
-from engine.broker.acl import build_acl, render_acl
+from engine.broker.acl import broker_users, build_acl, render_acl
 from engine.broker.passwd import hash_password, render_password_file
 from engine.wire import Role
 
@@ -198,7 +198,9 @@ def write_config(
             creds[role] = (str(role), secrets.token_urlsafe(24))
     files = BrokerFiles(directory, host, port, table, creds)
 
-    acl = build_acl(table, {role: user for role, (user, _) in creds.items()})
+    usernames = {role: user for role, (user, _) in creds.items()}
+    acl = build_acl(table, usernames)
+    passwords_by_user = {user: creds[role][1] for user, role in broker_users(usernames).items()}
     # mosquitto 2 reads the password and ACL files after it has dropped from root to its own
     # account (``user``; default ``mosquitto``), so those files (and the persistence folder)
     # belong to that account when we run as root; else to whoever runs mosquitto (us).
@@ -206,7 +208,7 @@ def write_config(
     _write(files.acl_file, render_acl(acl), 0o640, owner)
     _write(
         files.password_file,
-        render_password_file({user: hash_password(pw) for user, pw in creds.values()}),
+        render_password_file({user: hash_password(pw) for user, pw in passwords_by_user.items()}),
         0o600,
         owner,
     )

@@ -21,6 +21,7 @@ from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
+from engine.broker.acl import broker_users
 from engine.broker.config import BrokerFiles, load_files, write_config
 from engine.wire import Role
 
@@ -55,7 +56,10 @@ def amqtt_config(files: BrokerFiles, host: str, port: int) -> dict[str, Any]:
             f"{plugins}.StudtableAuthPlugin": {
                 "password_file": str(files.password_file),
                 "acl_file": str(files.acl_file),
-                "roles": {user: str(role) for role, (user, _) in files.credentials.items()},
+                "roles": {
+                    user: str(role)
+                    for user, role in broker_users({r: u for r, (u, _) in files.credentials.items()}).items()
+                },
             },
             f"{plugins}.StudtableAclPlugin": {"acl_file": str(files.acl_file)},
         },

@@ -305,8 +305,14 @@ class Floor(ShoeMixin, CameraMixin, ReportsMixin, RulingsMixin):
                 self.camera_active = True
         elif status == "gap":
             self._open("source.gap", (), out, device=device, missing=int(inp.get("missing", 1)))
+        elif status == "restart":
+            self._open("source.restart", (), out, device=device, missing=str(inp.get("missing", "some")))
+        elif status == "forged":
+            self._open("source.forged", (), out, device=device, channel=str(inp.get("channel", "")))
+        elif status == "store":  # the service opens this one itself, outside the log (engine/service.py)
+            self._open("source.store", (), out, device=device, problem=str(inp.get("problem", "")))
         else:
-            raise FloorError(f"unknown source status {status!r}; use online, offline or gap")
+            raise FloorError(f"unknown source status {status!r}; use online, offline, gap, restart or forged")
 
 
 Handler = Callable[[Floor, Mapping[str, Any], FloorOutputs], None]

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import itertools
 import threading
 import time
 import uuid
@@ -12,6 +13,8 @@ from typing import Any
 import paho.mqtt.client as mqtt
 from paho.mqtt.enums import CallbackAPIVersion
 
+from engine.broker.acl import DEVICE_PREFIXES, login_name
+
 
 @dataclass(frozen=True)
 class Received:
@@ -21,6 +24,22 @@ class Received:
     qos: int
 
 
+_counter = itertools.count()
+
+
+def _next_device(role: str) -> str:
+    """A fresh device id of the role that is also a broker user (mosquitto binds the client id to
+    the username, so two clients of one user would throw each other off): ``<role>-9`` down to ``-2``
+    in turn, or a random one for a role without device users."""
+    from engine.wire import Role
+
+    try:
+        prefix = DEVICE_PREFIXES[Role(role)][0]
+    except ValueError:
+        return f"{role}-{uuid.uuid4().hex[:6]}"
+    return f"{prefix}-{9 - next(_counter) % 8}"
+
+
 class TestClient:
     """Connects with a role's credentials; ``received`` lists every message that arrived."""
 
@@ -28,7 +47,7 @@ class TestClient:
 
     def __init__(self, broker: Any, role: str, client_id: str | None = None, *,
                  password: str | None = None, will: tuple[str, bytes] | None = None) -> None:
-        self.client_id = client_id or f"{role}-{uuid.uuid4().hex[:6]}"
+        self.client_id = client_id or _next_device(role)
         self.received: list[Received] = []
         self.granted: list[list[int]] = []
         self.connect_rc: Any = None
@@ -36,7 +55,8 @@ class TestClient:
         self._client = mqtt.Client(CallbackAPIVersion.VERSION2, client_id=self.client_id,
                                    protocol=mqtt.MQTTv311, clean_session=True)
         user, pw = broker.login(role)
-        self._client.username_pw_set(user, password if password is not None else pw)
+        # A device logs in under its own id where the broker has that user (engine.broker.acl).
+        self._client.username_pw_set(login_name(user, role, self.client_id), password if password is not None else pw)
         if will:
             self._client.will_set(will[0], will[1], qos=1)
         self._client.on_connect = self._on_connect

@@ -12,7 +12,7 @@ from typing import Any
 import pytest
 
 from engine.broker import acl as aclmod
-from engine.broker.acl import build_acl, filter_covers, parse_acl, render_acl, topic_matches
+from engine.broker.acl import broker_users, build_acl, filter_covers, parse_acl, render_acl, topic_matches
 from engine.broker.config import MAX_QUEUED_MESSAGES, load_files, write_config
 from engine.broker.passwd import hash_password, parse_password_file, verify_password
 from engine.wire import CHANNELS, Channel, Role, topic
@@ -79,7 +79,8 @@ def test_acl_file_round_trips_and_pins_a_table() -> None:
     acl = build_acl("t7")
     text = render_acl(acl)
     assert "user console\n" in text and "topic read studtable/v1/t7/public/state" in text
-    assert "topic write studtable/v1/t7/avail/console-1" in text
+    assert "pattern write studtable/v1/t7/avail/%c" in text
+    assert "user console-1\n" in text  # a device's own user: mosquitto binds its client id to it
     assert parse_acl(text) == acl
     assert not acl.may_receive("monitor", "m", "studtable/v1/t8/public/state")
     with pytest.raises(aclmod.AclSyntaxError, match="line 1"):
@@ -113,9 +114,11 @@ def test_generated_files(tmp_path: Path) -> None:
         assert line in conf.splitlines(), line
     assert "# mosquitto's default (1000) silently drops" in conf
     users = parse_password_file(files.password_file.read_text())
-    assert set(users) == {str(r) for r in Role}
-    for role in Role:
-        assert verify_password(files.login(role)[1], users[str(role)])
+    assert set(users) == set(broker_users())
+    assert {str(r) for r in Role} <= set(users) and {"shoe-1", "cam1", "console-1", "monitor-2"} <= set(users)
+    for user, role in broker_users().items():
+        assert verify_password(files.login(role)[1], users[user]), user
+    assert "use_username_as_clientid true" in conf.splitlines()
     assert files.credentials_file.stat().st_mode & 0o777 == 0o600
     again = write_config(tmp_path / "cfg", port=18883, table="t1")
     assert again.credentials == files.credentials  # re-generating never locks services out

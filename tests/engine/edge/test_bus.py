@@ -332,7 +332,8 @@ def test_embedded_broker_asks_the_acl_directly() -> None:
         assert inbox.messages and inbox.messages[0].channel is Channel.STATE
         acl = broker._broker._studtable_acl
         assert isinstance(acl, StudtableAclPlugin)
-        assert ("console", "console-1", "studtable/v1/t1/public/state") in {k[:3] for k in acl._verdicts}
+        # console-1 logs in as its own user (engine.broker.acl.login_name)
+        assert ("console-1", "console-1", "studtable/v1/t1/public/state") in {k[:3] for k in acl._verdicts}
         engine.stop()
         console.stop()
     finally:

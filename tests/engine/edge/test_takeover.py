@@ -161,7 +161,7 @@ def test_a_failed_login_with_the_engines_id_leaves_its_session_alone(mqtt_broker
 
 
 def test_a_console_cannot_inherit_the_engines_queued_hole_cards(mqtt_broker: Any, made: list[Any]) -> None:
-    engine, inbox, shoe = engine_and_shoe(mqtt_broker, made)
+    engine, _inbox, shoe = engine_and_shoe(mqtt_broker, made)
     # The engine goes away without a clean disconnect: its persistent session queues for it.
     engine._client.loop_stop()
     sock = engine._client.socket()
