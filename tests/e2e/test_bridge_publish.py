@@ -93,5 +93,5 @@ def test_bridge_says_when_the_broker_login_is_missing(tmp_path: Path) -> None:
     cfg = tmp_path / "bridge.toml"
     cfg.write_text('table = "t1"\nport = "/dev/null"\nbroker = "127.0.0.1:1"\n')
     done = subprocess.run([*CLI, "bridge", "--config", str(cfg)], capture_output=True, text=True, timeout=30)
-    assert done.returncode == 1
-    assert "no broker login for the bridge: set user and password, or broker_dir" in done.stderr
+    assert done.returncode == 2  # a configuration error (engine.configfile): one line, exit 2
+    assert "no broker login for the bridge role" in done.stderr and "user and password" in done.stderr
