@@ -61,7 +61,8 @@ class Table:
         self.seats: dict[int, TableSeat] = {}
         self.hand: Hand | None = None
         self.hands_played = 0
-        self.events: list[Event] = []
+        # RRoP 3.1: short buy-ins used, by player name (a player's history follows the name here).
+        self.short_buy_ins: dict[str, int] = {}
 
     @property
     def in_hand(self) -> bool:
@@ -102,12 +103,10 @@ class Table:
             if self.hand is None or self.hand.is_over:
                 raise TableError("engine.table", f"{event.type}: no hand is in progress")
             outputs = self.hand.apply(event)
-            self.events.append(event)
             if self.hand.is_over:
                 for s in self.hand.seats:
                     self.seats[s.seat].stack = s.stack
             return outputs
-        self.events.append(event)
         return Outputs()
 
     def _take_seat(self, e: SeatTaken) -> None:
@@ -123,21 +122,15 @@ class Table:
         full = self.config.full_buy_in
         short = 0
         if e.buy_in < full:
-            # RRoP 3.1: only one short buy-in.  The player's history follows the name here.
-            used = self._short_buy_ins.get(e.name, 0)
+            # RRoP 3.1: only one short buy-in.
+            used = self.short_buy_ins.get(e.name, 0)
             if used >= 1:
                 raise TableError(
                     "RRoP 3.1", f"{e.name} has had the one short buy-in allowed; a full buy-in is {full}"
                 )
             short = 1
-        self._short_buy_ins[e.name] = self._short_buy_ins.get(e.name, 0) + short
-        self.seats[e.seat] = TableSeat(e.seat, e.name, e.buy_in, self._short_buy_ins[e.name])
-
-    @property
-    def _short_buy_ins(self) -> dict[str, int]:
-        if not hasattr(self, "_shorts"):
-            self._shorts: dict[str, int] = {}
-        return self._shorts
+        self.short_buy_ins[e.name] = self.short_buy_ins.get(e.name, 0) + short
+        self.seats[e.seat] = TableSeat(e.seat, e.name, e.buy_in, self.short_buy_ins[e.name])
 
     def dealt_in(self) -> list[TableSeat]:
         return [s for _, s in sorted(self.seats.items()) if not s.sitting_out and s.stack > 0]
@@ -171,5 +164,6 @@ class Table:
             "seat_count": self.seat_count,
             "seats": [s.to_json() for _, s in sorted(self.seats.items())],
             "hands_played": self.hands_played,
+            "short_buy_ins": dict(sorted(self.short_buy_ins.items())),
             "hand": self.hand.snapshot() if self.hand else None,
         }

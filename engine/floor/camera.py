@@ -7,22 +7,18 @@ shoe the camera's new cards are the deal.
 
 from __future__ import annotations
 
-from collections.abc import Mapping
-from typing import Any
-
-from engine.cards import UNKNOWN, Card, CardError, parse_cards
+from engine.cards import UNKNOWN, Card
 from engine.events import CardBurned
-from engine.floor.prompts import BURN_PROBLEMS, FloorError, FloorOutputs
+from engine.floor.prompts import BURN_PROBLEMS, FloorOutputs
 from engine.floor.state import FloorState
 from engine.hand import Hand, Phase, Street
+from engine.inputs import CameraView, Irregular, SeatSeen
 
 
 class CameraMixin(FloorState):
     """Camera views."""
 
-    def _camera_view(
-        self, seats: Mapping[str, Any], irregular: list[Any]
-    ) -> tuple[dict[int, Mapping[str, Any]], list[Mapping[str, Any]]]:
+    def _camera_view(self, view: CameraView) -> tuple[list[SeatSeen], list[Irregular]]:
         """The seats and irregular items of a camera view, less what is still the last hand's picture.
 
         Why: the camera lags the felt (it reports a seat only once it has held still for a few
@@ -34,75 +30,61 @@ class CameraMixin(FloorState):
         camera), while it shows more cards than the shoe has dealt it.  An off-felt card
         the last hand had and this one has not dealt is the last hand's too.
         """
-        parsed: dict[int, Mapping[str, Any]] = {}
-        for key, view in seats.items():
-            try:
-                seat = int(key)
-            except (TypeError, ValueError):
-                raise FloorError(f"camera seat {key!r} is not a number") from None
-            if not isinstance(view, Mapping):
-                raise FloorError(f"camera seat {key!r}: the view must be an object with up and down")
-            try:
-                parse_cards(view.get("up", []))
-                int(view.get("down", 0))
-            except (CardError, TypeError, ValueError) as exc:
-                raise FloorError(f"camera seat {key!r}: {exc}") from None
-            parsed[seat] = view
-        items = [i for i in irregular if isinstance(i, Mapping)]
+        seats = list(view.seats)
+        items = list(view.irregular)
         hand = self.table.hand
         last = self.hands[-1] if self.hands and hand is not None and self.hands[-1] is not hand else None
         if hand is None or last is None:
-            return parsed, items
+            return seats, items
         old_up = {s.seat: [str(c) for c, up in s.cards if up] for s in last.seats}
         old_down = {s.seat: sum(1 for _, up in s.cards if not up) for s in last.seats}
         old_cards = {str(c) for s in last.seats for c, _ in s.cards}
         held = {s.seat: len(s.cards) for s in hand.seats}
-        fresh: dict[int, Mapping[str, Any]] = {}
-        for seat, view in parsed.items():
-            up = [str(c) for c in view.get("up", [])]
-            down = int(view.get("down", 0))
-            if up and up == old_up.get(seat, [])[: len(up)] and 2 <= down <= old_down.get(seat, 0):
+        fresh: list[SeatSeen] = []
+        for seen in seats:
+            up = [str(c) for c in seen.up]
+            if up and up == old_up.get(seen.seat, [])[: len(up)] and 2 <= seen.down <= old_down.get(seen.seat, 0):
                 continue  # the last hand's seat as it lay on some street
-            if self.shoe_active and seat in held and len(up) + down > held[seat]:
+            held_here = held.get(seen.seat)
+            if self.shoe_active and held_here is not None and len(up) + seen.down > held_here:
                 continue
-            if seat not in held and (up or down) and seat in old_up and not up and down <= old_down[seat]:
+            if (
+                held_here is None and (up or seen.down) and seen.seat in old_up and not up
+                and seen.down <= old_down[seen.seat]
+            ):
                 continue  # the last hand's down cards at a seat that is out of this hand
-            fresh[seat] = view
+            fresh.append(seen)
         dealt = {str(c) for c in hand.seen}
-        return fresh, [i for i in items if not (str(i.get("card")) in old_cards and str(i.get("card")) not in dealt)]
+        return fresh, [i for i in items if not (str(i.card) in old_cards and str(i.card) not in dealt)]
 
-    def _on_camera(self, inp: Mapping[str, Any], out: FloorOutputs) -> None:
-        seats_in = inp.get("seats", {})
-        if not isinstance(seats_in, Mapping):
-            raise FloorError("camera seats must be an object keyed by seat number")
+    def _on_camera(self, inp: CameraView, out: FloorOutputs) -> None:
         hand = self.table.hand
         if hand is not None and not hand.is_over:
-            self._more_than_seven(hand, seats_in, out)
-        seats, irregular = self._camera_view(seats_in, list(inp.get("irregular", []) or []))
+            self._more_than_seven(hand, inp, out)
+        seats, irregular = self._camera_view(inp)
         if hand is None or hand.is_over:
             return
         for item in irregular:
-            if item.get("kind") == "off_felt":
-                seat = item.get("seat")
-                key = (hand.hand_id, "stud.card-off-table", seat if isinstance(seat, int) else None,
-                       str(item.get("card")))
+            if item.kind == "off_felt":
+                key = (hand.hand_id, "stud.card-off-table", item.seat, str(item.card))
                 if key not in self.camera_raised:
                     self.camera_raised.add(key)
-                    self._open("stud.card-off-table", (seat,) if isinstance(seat, int) else (), out)
+                    self._open("stud.card-off-table", (item.seat,) if item.seat is not None else (), out)
         in_hand = {s.seat: s for s in hand.seats}
         two_exposed = self._hole_cards_exposed_at_two_seats(hand, seats, out)
-        for seat, view in seats.items():
+        for seen in seats:
+            seat = seen.seat
             s = in_hand.get(seat)
             if s is None:
                 # RRoP 3.2(i): cards dealt to an empty seat (on any hand; raised once a hand).
                 key = (hand.hand_id, "misdeal.empty-seat", seat, "")
-                if (view.get("up") or view.get("down")) and key not in self.camera_raised:
+                if (seen.up or seen.down) and key not in self.camera_raised:
                     self.camera_raised.add(key)
                     self._open("misdeal.empty-seat", (seat,), out)
                 continue
             if seat in two_exposed:
                 continue  # RRoP 3.2(b): the misdeal prompt covers it
-            up_seen = [Card.parse(c) for c in view.get("up", [])]
+            up_seen = list(seen.up)
             known_down = {c for c in s.down if c.known}
             exposed = [c for c in up_seen if c in known_down]
             if exposed:
@@ -144,27 +126,24 @@ class CameraMixin(FloorState):
                     self._deal_observed(hand, seat, c, True, out)
                     if self.prompts:
                         return
-            missing_down = int(view.get("down", 0)) - len(s.down)
+            missing_down = seen.down - len(s.down)
             for _ in range(max(0, missing_down)):
                 self._deal_observed(hand, seat, UNKNOWN, False, out)
 
-    def _more_than_seven(self, hand: Hand, seats: Mapping[str, Any], out: FloorOutputs) -> None:
+    def _more_than_seven(self, hand: Hand, view: CameraView, out: FloorOutputs) -> None:
         """RRoP stud 19: "A hand with more than seven cards is dead": the camera sees eight or more
         cards at a seat in the hand (never the last hand's picture, which had seven at most)."""
         live = {s.seat for s in hand.live_seats}
-        for key, view in seats.items():
-            try:
-                seat = int(key)
-                count = len(view.get("up", [])) + int(view.get("down", 0))
-            except (TypeError, ValueError, AttributeError):
-                continue  # _camera_view names the problem
+        for seen in view.seats:
+            seat = seen.seat
+            count = len(seen.up) + seen.down
             raised = (hand.hand_id, "stud.seven-card-limit", seat, "")
             if seat in live and count > 7 and raised not in self.camera_raised:
                 self.camera_raised.add(raised)
                 self._open("stud.seven-card-limit", (seat,), out, count=count)
 
     def _hole_cards_exposed_at_two_seats(
-        self, hand: Hand, seats: Mapping[int, Mapping[str, Any]], out: FloorOutputs
+        self, hand: Hand, seats: list[SeatSeen], out: FloorOutputs
     ) -> set[int]:
         """RRoP 3.2(b): "Two or more cards have been exposed by the dealer" is a misdeal.  At one
         seat stud's own rule governs (8.1: one hole card up, the third comes down; both up, a dead
@@ -174,12 +153,13 @@ class CameraMixin(FloorState):
             return set()
         in_hand = {s.seat: s for s in hand.live_seats}
         new: dict[int, list[str]] = {}
-        for seat, view in seats.items():
+        for seen in seats:
+            seat = seen.seat
             s = in_hand.get(seat)
             if s is None or len(s.cards) > 3:
                 continue
             known_down = {c for c in s.down if c.known}
-            exposed = [str(c) for c in parse_cards(view.get("up", [])) if c in known_down]
+            exposed = [str(c) for c in seen.up if c in known_down]
             if exposed and (hand.hand_id, "exposed", seat, exposed[0]) not in self.camera_raised:
                 new[seat] = exposed
         before = {k[2] for k in self.camera_raised if k[0] == hand.hand_id and k[1] == "exposed"}
@@ -191,7 +171,6 @@ class CameraMixin(FloorState):
             "misdeal.exposed-first-cards", tuple(sorted(new)), out, exposed={str(k): v for k, v in new.items()}
         )
         return set(new)
-
 
     def _burn_shift(self, hand: Hand, seat: int, seen: Card) -> int | None:
         """RRoP stud 13: the burns the dealer really made on this street (0 or 2), judged from an up

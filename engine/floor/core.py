@@ -4,22 +4,24 @@ Theory of operation
 -------------------
 ``Floor`` is the pure core of the engine service.  It holds the ``Table``
 (and through it the hand in progress), the open irregularity prompts and the
-log of every input it accepted.  Inputs are plain JSON objects with a
-``kind`` (the same records the event store keeps and scenarios script):
+sensor inputs held while a prompt is open.  Inputs arrive as JSON objects with a
+``kind`` (the same records the event store keeps and scenarios script) and are
+parsed once, by ``engine.inputs.parse_input``, into typed inputs; ``INPUTS`` is
+the handler of each input type:
 
-==============  ==========================================================
-kind            fields
-==============  ==========================================================
-``table``       ``op`` (seat, leave, add_chips, sit_out, sit_in, start_hand), seat, name, amount
-``action``      seat, action, amount: a player's action entered by the dealer
-``shoe_card``   card (or null), status (ok, unknown_tag, foreign_deck, duplicate), counter
-``camera``      seats {"3": {"up": [...], "down": 2}}, irregular [...]
-``manual_card`` seat, card, face_up: a card keyed in when shoe or camera is down
-``show``        seat, cards / ``muck``: seat (showdown)
-``report``      report (an irregularity rule id or short name), seat, details
-``ruling``      prompt, option
-``source``      device, status (online, offline, gap), missing
-==============  ==========================================================
+==================  ================  ==========================================
+kind                type              fields
+==================  ================  ==========================================
+``table``           ``TableOp``       op (seat, leave, add_chips, sit_out, sit_in, start_hand), seat, name, amount
+``action``          ``Action``        seat, action, amount: a player's action entered by the dealer
+``shoe_card``       ``ShoeCard``      card (or null), status (ok, unknown_tag, foreign_deck, duplicate), counter
+``camera``          ``CameraView``    seats {"3": {"up": [...], "down": 2}}, irregular [...]
+``manual_card``     ``ManualCard``    seat, card, face_up: a card keyed in when shoe or camera is down
+``show``/``muck``   ``Show``/``Muck``   seat, cards / seat (showdown)
+``report``          ``Report``        report (an irregularity rule id or short name), seat, card, burns, count, note
+``ruling``          ``Ruling``        prompt, option
+``source``          ``SourceStatus``  device, status (online, offline, gap), missing
+==================  ================  ==========================================
 
 ``handle`` turns an input into hand events: a shoe draw becomes the burn or
 the card for the seat the deal calls for next; a camera view is compared
@@ -29,7 +31,10 @@ the dealer rules on it; then its effect is applied as ordinary hand events,
 so the hand alone still replays from its own log.  While a prompt is open,
 the console inputs it blocks are refused with a reason; sensor inputs it
 blocks (a card already drawn cannot be refused) wait and are applied after
-the ruling.  A refused input raises ``FloorError`` and changes nothing.
+the ruling.  A refused input raises ``FloorError`` (with the rule, the input
+and the phase) and changes nothing at all: ``handle`` saves the floor's
+bookkeeping first and puts it back, the hand by folding its own log back, if
+any step of the input is refused.
 
 Layout
 ------
@@ -47,7 +52,6 @@ from __future__ import annotations
 from collections.abc import Callable, Mapping
 from typing import Any
 
-from engine.cards import CardError, parse_cards
 from engine.events import (
     CallOnly,
     CardsShown,
@@ -64,11 +68,27 @@ from engine.floor.prompts import FloorError, FloorOutputs
 from engine.floor.reports import ReportsMixin
 from engine.floor.rulings import RulingsMixin
 from engine.floor.shoe import ShoeMixin
-from engine.hand import Phase, Street
+from engine.hand import IllegalAction, Phase, Street
+from engine.inputs import (
+    SENSOR_INPUTS,
+    Action,
+    CameraView,
+    Input,
+    InputError,
+    ManualCard,
+    Muck,
+    Report,
+    Ruling,
+    ShoeCard,
+    Show,
+    SourceStatus,
+    TableOp,
+    parse_input,
+)
 from engine.rules import GameConfig
 from engine.table import Table
 
-SENSOR_KINDS = frozenset({"shoe_card", "camera"})
+SENSOR_KINDS = frozenset(cls.kind for cls in SENSOR_INPUTS)
 
 
 class Floor(ShoeMixin, CameraMixin, ReportsMixin, RulingsMixin):
@@ -80,7 +100,6 @@ class Floor(ShoeMixin, CameraMixin, ReportsMixin, RulingsMixin):
         self.table = Table(config, seat_count)
         self.prompts = {}
         self.prompt_counter = 0
-        self.log = []
         self.held = []  # sensor inputs waiting for a ruling
         self.shoe_active = True  # a shoe supplies card identities and the deal order
         self.camera_active = True
@@ -119,46 +138,60 @@ class Floor(ShoeMixin, CameraMixin, ReportsMixin, RulingsMixin):
 
     # ------------------------------------------------------------------ driver
 
-    def handle(self, inp: Mapping[str, Any]) -> FloorOutputs:
-        """Apply one input; raises FloorError (changing nothing) if it is refused."""
-        if not isinstance(inp, Mapping) or not isinstance(inp.get("kind"), str):
-            raise FloorError("an input is a JSON object with a 'kind'")
-        kind = inp["kind"]
-        handler = INPUTS.get(kind)
-        if handler is None:
-            raise FloorError(f"unknown input kind {kind!r}")
+    def parse(self, data: Mapping[str, Any] | Input) -> Input:
+        """The typed input ``data`` stands for (``engine.inputs.parse_input``, with this table's
+        seats); ``FloorError`` naming the field if it is not well formed."""
+        try:
+            return parse_input(data, self.table.seat_count)
+        except InputError as exc:
+            raise FloorError(str(exc), "engine.input", input=data, phase=self._phase(), field=exc.field) from None
+
+    def handle(self, inp: Mapping[str, Any] | Input) -> FloorOutputs:
+        """Apply one input; raises FloorError (changing nothing at all) if it is refused.
+
+        All or nothing: the floor's bookkeeping is saved first (``_checkpoint``) and put back
+        if any step refuses, the hand by folding its own log back to where it was."""
+        parsed = self.parse(inp)
+        handler = INPUTS[type(parsed)]
         out = FloorOutputs()
-        if kind in SENSOR_KINDS and self._sensor_blocked(kind):
-            self.held.append(dict(inp))
-            out.notes.append(f"{kind} held until the open prompt is ruled on")
-            self.log.append(dict(inp))
+        if isinstance(parsed, SENSOR_INPUTS) and self._sensor_blocked():
+            self.held.append(parsed)
+            out.notes.append(f"{parsed.kind} held until the open prompt is ruled on")
             return out
-        handler(self, inp, out)
-        self.log.append(dict(inp))
-        if kind == "ruling" and not self._sensor_blocked("shoe_card"):
-            while self.held and not self._sensor_blocked(self.held[0]["kind"]):
-                held = self.held.pop(0)
-                INPUTS[held["kind"]](self, held, out)
-        self._after(out)
+        saved = self._checkpoint()
+        try:
+            handler(self, parsed, out)
+            if isinstance(parsed, Ruling) and not self._sensor_blocked():
+                while self.held and not self._sensor_blocked():
+                    held = self.held.pop(0)
+                    INPUTS[type(held)](self, held, out)
+            self._after(out)
+        except FloorError as exc:
+            self._rollback(saved)
+            if exc.input is None:
+                exc.input = parsed
+            if exc.phase is None:
+                exc.phase = self._phase()
+            raise
         return out
 
     # ------------------------------------------------------------- the table
 
-    def _on_table(self, inp: Mapping[str, Any], out: FloorOutputs) -> None:
-        op = inp.get("op")
-        seat: Any = inp.get("seat")
+    def _on_table(self, inp: TableOp, out: FloorOutputs) -> None:
+        op = inp.op
+        seat = inp.seat if inp.seat is not None else 0
         try:
             if op == "seat":
-                self._apply(SeatTaken(int(seat), str(inp.get("name", "")), int(inp.get("amount", 0))), out)
+                self._apply(SeatTaken(seat, inp.name, inp.amount), out)
             elif op == "leave":
-                self._apply(SeatLeft(int(seat)), out)
+                self._apply(SeatLeft(seat), out)
             elif op == "add_chips":
-                self._apply(ChipsAdded(int(seat), int(inp.get("amount", 0))), out)
+                self._apply(ChipsAdded(seat, inp.amount), out)
             elif op in ("sit_out", "sit_in"):
-                self._apply(SittingOut(int(seat), op == "sit_out"), out)
-            elif op == "start_hand":
+                self._apply(SittingOut(seat, op == "sit_out"), out)
+            else:  # start_hand (engine.inputs.TABLE_OPS)
                 if self.prompts:
-                    raise FloorError("rule on the open prompts before the next hand")
+                    raise FloorError("rule on the open prompts before the next hand", "engine.prompt-open")
                 start = self.table.start_hand()
                 self.absent &= {s.seat for s in start.seats}
                 self.folded_no_wager.clear()
@@ -169,27 +202,21 @@ class Floor(ShoeMixin, CameraMixin, ReportsMixin, RulingsMixin):
                 self.burn_errors.clear()
                 self.card_mode = None
                 self._apply(start, out)
-            else:
-                raise FloorError(f"unknown table op {op!r}")
-        except (TypeError, ValueError) as exc:
-            if isinstance(exc, FloorError):
-                raise
-            raise FloorError(f"table {op}: {exc}") from None
+        except IllegalAction as exc:
+            raise FloorError(f"table {op}: {exc}", exc.rule) from None
 
     # --------------------------------------------------------------- actions
 
-    def _on_action(self, inp: Mapping[str, Any], out: FloorOutputs) -> None:
+    def _on_action(self, inp: Action, out: FloorOutputs) -> None:
         hand = self._live_hand()
         self._console_blocked("action")
-        seat, action, amount = inp.get("seat"), inp.get("action"), inp.get("amount")
-        if not isinstance(seat, int) or not isinstance(action, str):
-            raise FloorError("an action needs a seat number and an action")
+        seat, action, amount = inp.seat, inp.action, inp.amount
         if hand.phase is Phase.BETTING and hand.to_act is not None and seat != hand.to_act:
             s = hand.seat(seat) if seat in {x.seat for x in hand.seats} else None
             if s is None or not s.live:
-                raise FloorError(f"seat {seat} is not in this hand")
+                raise FloorError(f"seat {seat} is not in this hand", "engine.seats")
             if seat in self.out_of_turn:
-                raise FloorError(f"seat {seat} already has an action held out of turn")
+                raise FloorError(f"seat {seat} already has an action held out of turn", "RRoP 3.5 out of turn")
             rnd = hand.round
             assert rnd is not None
             # RRoP 3.5: an out-of-turn action may bind if nobody in between bets or raises.
@@ -275,22 +302,18 @@ class Floor(ShoeMixin, CameraMixin, ReportsMixin, RulingsMixin):
                 self._apply(CallOnly(seat), out)
             return
 
-    def _on_show(self, inp: Mapping[str, Any], out: FloorOutputs) -> None:
+    def _on_show(self, inp: Show, out: FloorOutputs) -> None:
         self._live_hand()
-        try:
-            cards = parse_cards(inp.get("cards", []))
-        except CardError as exc:
-            raise FloorError(str(exc)) from None
-        self._apply(CardsShown(int(inp["seat"]), cards), out)
+        self._apply(CardsShown(inp.seat, inp.cards), out)
 
-    def _on_muck(self, inp: Mapping[str, Any], out: FloorOutputs) -> None:
+    def _on_muck(self, inp: Muck, out: FloorOutputs) -> None:
         self._live_hand()
-        self._apply(HandMucked(int(inp["seat"])), out)
+        self._apply(HandMucked(inp.seat), out)
 
-    def _on_source(self, inp: Mapping[str, Any], out: FloorOutputs) -> None:
+    def _on_source(self, inp: SourceStatus, out: FloorOutputs) -> None:
         """A device went offline, came back, or skipped messages (DESIGN: sensors may fail mid-game)."""
-        device = str(inp.get("device", "device"))
-        status = inp.get("status")
+        device = inp.device
+        status = inp.status
         is_shoe = device.startswith(("shoe", "bridge"))
         if status == "offline":
             if is_shoe:
@@ -304,29 +327,28 @@ class Floor(ShoeMixin, CameraMixin, ReportsMixin, RulingsMixin):
             elif device.startswith(("cam", "vision")):
                 self.camera_active = True
         elif status == "gap":
-            self._open("source.gap", (), out, device=device, missing=int(inp.get("missing", 1)))
+            self._open("source.gap", (), out, device=device, missing=inp.missing)
         elif status == "restart":
-            self._open("source.restart", (), out, device=device, missing=str(inp.get("missing", "some")))
+            missing = "some" if inp.missing is None else inp.missing
+            self._open("source.restart", (), out, device=device, missing=missing)
         elif status == "forged":
-            self._open("source.forged", (), out, device=device, channel=str(inp.get("channel", "")))
-        elif status == "store":  # the service opens this one itself, outside the log (engine/service.py)
-            self._open("source.store", (), out, device=device, problem=str(inp.get("problem", "")))
-        else:
-            raise FloorError(f"unknown source status {status!r}; use online, offline, gap, restart or forged")
+            self._open("source.forged", (), out, device=device, channel=inp.channel)
+        else:  # store (engine.inputs.SOURCE_STATUSES): the service opens this one itself, outside the log
+            self._open("source.store", (), out, device=device, problem=inp.problem)
 
 
-Handler = Callable[[Floor, Mapping[str, Any], FloorOutputs], None]
+Handler = Callable[[Floor, Any, FloorOutputs], None]
 
-#: The handler of each input, by its ``kind``.
-INPUTS: dict[str, Handler] = {
-    "table": Floor._on_table,
-    "action": Floor._on_action,
-    "shoe_card": Floor._on_shoe_card,
-    "camera": Floor._on_camera,
-    "manual_card": Floor._on_manual_card,
-    "show": Floor._on_show,
-    "muck": Floor._on_muck,
-    "report": Floor._on_report,
-    "ruling": Floor._on_ruling,
-    "source": Floor._on_source,
+#: The handler of each input, by its type (engine/inputs.py).
+INPUTS: dict[type[Input], Handler] = {
+    TableOp: Floor._on_table,
+    Action: Floor._on_action,
+    ShoeCard: Floor._on_shoe_card,
+    CameraView: Floor._on_camera,
+    ManualCard: Floor._on_manual_card,
+    Show: Floor._on_show,
+    Muck: Floor._on_muck,
+    Report: Floor._on_report,
+    Ruling: Floor._on_ruling,
+    SourceStatus: Floor._on_source,
 }

@@ -15,7 +15,28 @@ BURN_PROBLEMS = {0: "skipped (no card burned)", 2: "doubled (two cards burned)"}
 
 
 class FloorError(ValueError):
-    """An input refused in the current state; nothing was changed."""
+    """An input refused in the current state; nothing was changed.
+
+    ``rule`` is the clause or engine rule that refuses it (``engine.*`` for the engine's own
+    invariants), ``input`` the input refused (typed, or the raw object if it did not parse),
+    ``phase`` the hand's phase then (``idle`` between hands), ``field`` the input's field at
+    fault if one is.  The message is built from public data only (DESIGN: trust boundaries)."""
+
+    def __init__(
+        self,
+        message: str,
+        rule: str = "engine.floor",
+        *,
+        input: Any = None,
+        phase: str | None = None,
+        field: str = "",
+    ) -> None:
+        super().__init__(message)
+        self.reason = message
+        self.rule = rule
+        self.input = input
+        self.phase = phase
+        self.field = field
 
 
 @dataclass

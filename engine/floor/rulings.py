@@ -8,8 +8,7 @@ its own log.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Mapping
-from typing import Any
+from collections.abc import Callable
 
 from engine.cards import UNKNOWN, Card
 from engine.events import (
@@ -34,29 +33,37 @@ from engine.events import (
 from engine.floor.prompts import FloorError, FloorOutputs, Prompt
 from engine.floor.state import FloorState
 from engine.hand import Phase, Street
+from engine.inputs import Ruling, ShoeCard
 
 
 class RulingsMixin(FloorState):
     """The ``ruling`` input and the effect of each rule's options."""
 
-    def _on_ruling(self, inp: Mapping[str, Any], out: FloorOutputs) -> None:
-        pid, option = inp.get("prompt"), inp.get("option")
-        prompt = self.prompts.get(str(pid))
+    def _on_ruling(self, inp: Ruling, out: FloorOutputs) -> None:
+        pid, option = inp.prompt, inp.option
+        prompt = self.prompts.get(pid)
         if prompt is None:
-            raise FloorError(f"prompt {pid!r} is not open")
+            raise FloorError(f"prompt {pid!r} is not open", "engine.ruling", field="prompt")
         if option in prompt.withheld:
-            raise FloorError(f"prompt {pid}: {option!r} is not an option here: {prompt.withheld[option]}")
+            raise FloorError(
+                f"prompt {pid}: {option!r} is not an option here: {prompt.withheld[option]}",
+                prompt.rule.id,
+                field="option",
+            )
         if option not in {o.id for o in prompt.options}:
             allowed = ", ".join(o.id for o in prompt.options)
-            raise FloorError(f"prompt {pid} has no option {option!r}; options: {allowed}")
+            raise FloorError(
+                f"prompt {pid} has no option {option!r}; options: {allowed}", prompt.rule.id, field="option"
+            )
         effect = EFFECTS.get(prompt.rule.id)
         del self.prompts[prompt.id]
-        try:
-            if effect is not None:
-                effect(self, prompt, str(option), out)
-        except FloorError:
-            self.prompts[prompt.id] = prompt
-            raise
+        if effect is not None:
+            try:
+                effect(self, prompt, option, out)
+            except FloorError as exc:
+                if exc.rule == "engine.floor":
+                    exc.rule = prompt.rule.id
+                raise
         out.closed.append(prompt.id)
 
     # -------------------------------------------------------------- effects
@@ -282,9 +289,9 @@ class RulingsMixin(FloorState):
         self.card_mode = "reshuffled"
         # A draw held while the prompt was open is the last card taken out to be mixed in: it is
         # dealt when it comes out of the scrambled packet, not now.
-        drawn = [h for h in self.held if h.get("kind") == "shoe_card"]
+        drawn = [h for h in self.held if isinstance(h, ShoeCard)]
         if drawn:
-            self.held = [h for h in self.held if h.get("kind") != "shoe_card"]
+            self.held = [h for h in self.held if not isinstance(h, ShoeCard)]
             out.notes.append(f"{len(drawn)} draw(s) before the reshuffle went into the mixed cards")
 
 

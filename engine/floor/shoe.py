@@ -8,30 +8,24 @@ deal (RRoP stud 14), a draw while betting is open, the shoe's own statuses
 
 from __future__ import annotations
 
-from collections.abc import Mapping
-from typing import Any
-
-from engine.cards import UNKNOWN, Card, CardError
+from engine.cards import UNKNOWN, Card
 from engine.events import CardBurned, CardDealt, CardsRemoved, CommonCardDealt
 from engine.floor.prompts import FloorError, FloorOutputs
 from engine.floor.state import FloorState
 from engine.hand import Hand, Phase, Street
+from engine.inputs import ManualCard, ShoeCard
 
 
 class ShoeMixin(FloorState):
     """Shoe draws and manual cards."""
 
-    def _on_shoe_card(self, inp: Mapping[str, Any], out: FloorOutputs) -> None:
-        status = inp.get("status", "ok")
-        code = inp.get("card")
+    def _on_shoe_card(self, inp: ShoeCard, out: FloorOutputs) -> None:
+        status = inp.status
         hand = self.table.hand
         if hand is None or hand.is_over:
             out.notes.append("a card was drawn between hands; ignored")
             return
-        try:
-            c = Card.parse(code) if code is not None else UNKNOWN
-        except CardError as exc:
-            raise FloorError(f"shoe card: {exc}") from None
+        c = inp.card if inp.card is not None else UNKNOWN
         if c.known and c in hand.recycled and c not in hand.seen:
             status = "ok"  # RRoP stud 15: reshuffled back into play; the shoe saw it once before
         if c.known and (hand.hand_id, c) in self.dealt_without_shoe and status in ("ok", "duplicate"):
@@ -44,11 +38,9 @@ class ShoeMixin(FloorState):
         if status == "foreign_deck":
             self._open("deck.foreign-card", (), out, card_code=str(c))
             return
-        if status == "unknown_tag" or code is None:
+        if status == "unknown_tag" or inp.card is None:
             self._open("deck.unknown-tag", (), out)
             return
-        if status != "ok":
-            raise FloorError(f"unknown shoe status {status!r}")
         self._deal_drawn(hand, c, out)
 
     def _deal_drawn(self, hand: Hand, c: Card, out: FloorOutputs) -> None:
@@ -100,17 +92,10 @@ class ShoeMixin(FloorState):
         n = len(self.premature)
         self.premature.append((str(c), order[n] if n < len(order) else None))
 
-    def _on_manual_card(self, inp: Mapping[str, Any], out: FloorOutputs) -> None:
+    def _on_manual_card(self, inp: ManualCard, out: FloorOutputs) -> None:
         hand = self._live_hand()
         self._console_blocked("deal")
-        seat, face_up = inp.get("seat"), inp.get("face_up")
-        if not isinstance(seat, int) or not isinstance(face_up, bool):
-            raise FloorError("a manual card needs a seat and face_up true or false")
-        try:
-            c = Card.parse(inp.get("card", "??"))
-        except CardError as exc:
-            raise FloorError(str(exc)) from None
-        self._deal_observed(hand, seat, c, face_up, out)
+        self._deal_observed(hand, inp.seat, inp.card, inp.face_up, out)
 
     def _deal_observed(self, hand: Hand, seat: int, c: Card, face_up: bool, out: FloorOutputs) -> None:
         """A card seen (camera) or keyed (console) at a seat, where no shoe says what was due."""

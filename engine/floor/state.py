@@ -2,12 +2,14 @@
 
 from __future__ import annotations
 
+from dataclasses import replace
 from typing import TYPE_CHECKING, Any
 
 from engine.cards import Card
 from engine.events import Event, PlayerAction
 from engine.floor.prompts import FloorError, FloorOutputs, Prompt
 from engine.hand import STREET_NAMES, Hand, IllegalAction, Street
+from engine.inputs import Input
 from engine.irregularities import BY_ID
 from engine.rules import GameConfig
 from engine.table import Table
@@ -25,8 +27,7 @@ class FloorState:
     table: Table
     prompts: dict[str, Prompt]
     prompt_counter: int
-    log: list[dict[str, Any]]
-    held: list[dict[str, Any]]  # sensor inputs waiting for a ruling
+    held: list[Input]  # sensor inputs waiting for a ruling
     shoe_active: bool  # a shoe supplies card identities and the deal order
     camera_active: bool
     absent: set[int]
@@ -52,20 +53,99 @@ class FloorState:
     def hand(self) -> Hand | None:
         return self.table.hand
 
-    def _sensor_blocked(self, kind: str) -> bool:
+    def _phase(self) -> str:
+        hand = self.table.hand
+        return hand.phase.value if hand is not None else "idle"
+
+    def state(self) -> dict[str, Any]:
+        """Everything the floor holds, as plain data (SECRET: the hand's down cards are in it).
+
+        Two floors with equal ``state()`` behave alike; a refused input leaves it unchanged."""
+        return {
+            "table": self.table.snapshot(),
+            "prompts": {
+                pid: {**p.to_json(), "data": dict(p.data), "withheld": dict(p.withheld)} for pid, p in self.prompts.items()
+            },
+            "prompt_counter": self.prompt_counter,
+            "held": [h.to_json() for h in self.held],
+            "shoe_active": self.shoe_active,
+            "camera_active": self.camera_active,
+            "absent": sorted(self.absent),
+            "folded_no_wager": sorted(self.folded_no_wager),
+            "out_of_turn": {seat: dict(v) for seat, v in sorted(self.out_of_turn.items())},
+            "pending_removals": self.pending_removals,
+            "removal_due": self.removal_due,
+            "premature": list(self.premature),
+            "premature_key": self.premature_key,
+            "burn_errors": sorted(self.burn_errors.items()),
+            "card_mode": self.card_mode,
+            "hands": [h.hand_id for h in self.hands],
+            "camera_raised": sorted(self.camera_raised, key=repr),
+            "boxed_cards": list(self.boxed_cards),
+            "dealt_without_shoe": [(n, str(c)) for n, c in self.dealt_without_shoe],
+        }
+
+    def _checkpoint(self) -> tuple[Any, ...]:
+        """What ``_rollback`` needs to put the floor back as it is now (cheap: small copies)."""
+        table = self.table
+        hand = table.hand
+        return (
+            [(p, dict(p.data), dict(p.withheld)) for p in self.prompts.values()],
+            self.prompt_counter,
+            list(self.held),
+            self.shoe_active,
+            self.camera_active,
+            set(self.absent),
+            set(self.folded_no_wager),
+            dict(self.out_of_turn),
+            self.pending_removals,
+            self.removal_due,
+            list(self.premature),
+            self.premature_key,
+            dict(self.burn_errors),
+            self.card_mode,
+            list(self.hands),
+            set(self.camera_raised),
+            list(self.boxed_cards),
+            list(self.dealt_without_shoe),
+            {n: replace(s) for n, s in table.seats.items()},
+            hand,
+            len(hand.events) if hand is not None else 0,
+            table.hands_played,
+            dict(table.short_buy_ins),
+        )
+
+    def _rollback(self, saved: tuple[Any, ...]) -> None:
+        """Put the floor back as ``_checkpoint`` found it; the hand by folding its log back."""
+        (prompts, self.prompt_counter, self.held, self.shoe_active, self.camera_active, self.absent,
+         self.folded_no_wager, self.out_of_turn, self.pending_removals, self.removal_due, self.premature,
+         self.premature_key, self.burn_errors, self.card_mode, self.hands, self.camera_raised,
+         self.boxed_cards, self.dealt_without_shoe, seats, hand, n_events, hands_played, shorts) = saved
+        for p, data, withheld in prompts:
+            p.data, p.withheld = data, withheld
+        self.prompts = {p.id: p for p, _, _ in prompts}
+        table = self.table
+        table.seats = seats
+        table.hand = hand
+        table.hands_played = hands_played
+        table.short_buy_ins = shorts
+        if hand is not None and len(hand.events) != n_events:
+            hand.__dict__.update(Hand.replay(hand.events[:n_events]).__dict__)
+
+    def _sensor_blocked(self) -> bool:
         return any(p.blocks("deal") for p in self.prompts.values())
 
     def _console_blocked(self, what: str) -> None:
         for p in self.prompts.values():
             if p.blocks(what):
-                raise FloorError(f"prompt {p.id} ({p.rule.title}) is open: rule on it first")
+                raise FloorError(f"prompt {p.id} ({p.rule.title}) is open: rule on it first", "engine.prompt-open")
 
     def _apply(self, event: Event, out: FloorOutputs) -> None:
         hand = self.table.hand
         try:
             self.table.apply(event)
         except IllegalAction as exc:
-            raise FloorError(str(exc)) from None
+            raise FloorError(str(exc), exc.rule) from None
         out.events.append(event)
         if hand is not None and hand.is_over and hand not in self.hands:
             self.hands.append(hand)
@@ -115,5 +195,5 @@ class FloorState:
     def _live_hand(self) -> Hand:
         hand = self.table.hand
         if hand is None or hand.is_over:
-            raise FloorError("no hand is in progress")
+            raise FloorError("no hand is in progress", "engine.no-hand")
         return hand

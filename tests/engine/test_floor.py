@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 
-from engine.cards import Card
+from engine.cards import Card, parse_cards
 from engine.events import (
     BringInWithdrawn,
     DealCorrected,
@@ -19,8 +19,9 @@ from engine.events import (
     UpCardCorrected,
     event_from_json,
 )
-from engine.floor import FloorError
-from engine.hand import Hand, IllegalAction
+from engine.floor import FloorError, FloorOutputs
+from engine.hand import Hand, IllegalAction, Phase, Street
+from engine.inputs import Ruling
 from engine.scenario import ScenarioError, build_floor, load, step_inputs
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -47,14 +48,14 @@ def test_rulings_replay_exactly_and_conserve_chips(path: Path) -> None:
         for inp in inputs:
             hand = floor.table.hand
             before = hand.snapshot() if hand is not None else None
-            prompts = copy.deepcopy({k: p.data for k, p in floor.prompts.items()})
+            whole = copy.deepcopy(floor.state())
             try:
                 floor.handle(inp)
             except FloorError:
-                # Refused: nothing changed.
+                # Refused: nothing changed, the hand nor the floor's own bookkeeping.
                 if hand is not None:
                     assert hand.snapshot() == before
-                assert {k: p.data for k, p in floor.prompts.items()} == prompts
+                assert floor.state() == whole
                 break
             hand = floor.table.hand
             if hand is not None:
@@ -147,9 +148,95 @@ def test_a_malformed_camera_view_is_refused_and_changes_nothing() -> None:
     floor = _two_seat_floor()
     floor.handle({"kind": "shoe_card", "card": "As"})
     before = floor.table.hand.snapshot()  # type: ignore[union-attr]
-    for bad, why in (({"1": {"up": ["Zz"], "down": 0}}, "camera seat '1'"),
-                     ({"x": {"up": [], "down": 0}}, "not a number"),
-                     ({"1": ["Ah"]}, "must be an object")):
+    for bad, why in (({"1": {"up": ["Zz"], "down": 0}}, r"field 'seats\.1\.up\[0\]' must be a card code"),
+                     ({"x": {"up": [], "down": 0}}, r"field 'seats\.x' must be keyed by a seat number"),
+                     ({"1": ["Ah"]}, r"field 'seats\.1' must be an object")):
         with pytest.raises(FloorError, match=why):
             floor.handle({"kind": "camera", "seats": bad})
         assert floor.table.hand.snapshot() == before  # type: ignore[union-attr]
+
+
+# ---------------------------------------------------------------------------- all or nothing
+
+
+def _to_seventh_street(floor) -> None:  # type: ignore[no-untyped-def]
+    """Deal and check a two-seat hand to seventh street, burn included, before any seventh card."""
+    deck = iter(parse_cards("As Ks Ah Kh 7h 9d 2c 3c 4c 2d 3d 4d 2h 3h 4h 2s 3s 4s 5c"))
+    hand = floor.table.hand
+    while not (hand.street == Street.SEVENTH and hand.burned_this_street):
+        if hand.phase is Phase.BETTING:
+            opts = hand.options()
+            o = opts.find("check") or opts.find("call") or opts.find("bring_in")
+            floor.handle({"kind": "action", "seat": opts.seat, "action": o.action, "amount": o.amount})
+        else:
+            floor.handle({"kind": "shoe_card", "card": str(next(deck))})
+
+
+def test_a_ruling_refused_half_way_leaves_hand_and_floor_as_they_were() -> None:
+    """The last-card-up ruling turns seat 1's card up and then deals the card keyed for it; the
+    card keyed is seat 2's door card (a duplicate), so the second step is refused: the first
+    (HoleCardExposed) must not stay applied, and the prompt stays open with its number."""
+    floor = _two_seat_floor()
+    _to_seventh_street(floor)
+    out = floor.handle({"kind": "manual_card", "seat": 1, "card": "9d", "face_up": True})
+    assert [p.rule.id for p in out.opened] == ["stud.last-card-up"]
+    before = copy.deepcopy(floor.state())
+    n_events = len(floor.table.hand.events)
+    with pytest.raises(FloorError) as refused:
+        floor.handle({"kind": "ruling", "prompt": out.opened[0].id, "option": "confirm"})
+    assert floor.state() == before
+    assert len(floor.table.hand.events) == n_events and not floor.table.hand.seat(1).last_up
+    err = refused.value
+    assert err.rule == "RRoP 3.4 duplicate card" and err.phase == "dealing"
+    assert err.input == Ruling(out.opened[0].id, "confirm")
+
+
+def test_refused_inputs_of_every_kind_leave_the_whole_floor_state_unchanged() -> None:
+    floor = _two_seat_floor()
+    for code in ["As", "Ks", "Ah", "Kh", "7h", "9d"]:
+        floor.handle({"kind": "shoe_card", "card": code})
+    floor.handle({"kind": "report", "report": "absent", "seat": 2})  # a prompt open, blocking actions
+    floor.handle({"kind": "shoe_card", "card": "2c"})  # drawn during the betting: a prompt blocking deals
+    floor.handle({"kind": "shoe_card", "card": "3c"})  # held while that one is open
+    assert floor.held and len(floor.prompts) == 2
+    refused = [
+        {"kind": "table", "op": "seat", "seat": 3, "name": "Cy", "amount": 200},  # only between hands
+        {"kind": "table", "op": "start_hand"},  # a hand is live, a prompt is open
+        {"kind": "table", "op": "seat", "seat": 9, "name": "Cy", "amount": 200},  # no seat 9 at 8 seats
+        {"kind": "table", "op": "seat", "seat": 3, "name": "x" * 41, "amount": 200},
+        {"kind": "table", "op": "seat", "seat": 3, "name": "x" * 200_000, "amount": 200},
+        {"kind": "table", "op": "seat", "seat": 3, "name": "Cy", "amount": -5},
+        {"kind": "table", "op": "add_chips", "seat": 1, "amount": 10**15},
+        {"kind": "table", "op": "dance", "seat": 1},
+        {"kind": "action", "seat": 1, "action": "bring_in", "amount": 2},  # the prompt blocks actions
+        {"kind": "action", "seat": 0, "action": "fold"},
+        {"kind": "action", "seat": 1, "action": "raise", "amount": -1},
+        {"kind": "action", "seat": "1", "action": "fold"},
+        {"kind": "action", "seat": 1, "action": "fold", "extra": True},
+        {"kind": "ruling", "prompt": "p99", "option": "confirm"},
+        {"kind": "ruling", "prompt": "p1", "option": "maybe"},
+        {"kind": "report", "report": "no-such-report"},
+        {"kind": "report", "report": "absent", "seat": 11},
+        {"kind": "show", "seat": 1, "cards": ["As", "Zz"]},
+        {"kind": "source", "device": "shoe-1", "status": "sideways"},
+        {"kind": "camera", "seats": {"12": {"up": [], "down": 1}}},
+        {"kind": "launch"},
+        ["not", "an", "object"],
+    ]
+    for inp in refused:
+        before = copy.deepcopy(floor.state())
+        with pytest.raises(FloorError):
+            floor.handle(inp)  # type: ignore[arg-type]
+        assert floor.state() == before, inp
+
+
+def test_a_refused_common_card_ruling_keeps_its_prompt_where_it_was() -> None:
+    floor = _two_seat_floor()
+    _to_seventh_street(floor)
+    prompt = floor._open("stud.out-of-cards", (), FloorOutputs(), stub=1, waiting=2, pool=40)
+    floor._open("source.gap", (), FloorOutputs(), device="cam-1", missing=1)
+    before = copy.deepcopy(floor.state())
+    with pytest.raises(FloorError, match="no common card") as refused:
+        floor.handle({"kind": "ruling", "prompt": prompt.id, "option": "common"})
+    assert floor.state() == before and list(floor.prompts) == [prompt.id, "p2"]
+    assert refused.value.rule == "stud.out-of-cards"
