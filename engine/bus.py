@@ -298,6 +298,7 @@ class BusClient:
         self._filters: dict[str, int] = {}
         self._pending: set[int] = set()
         self._early_acks: set[int] = set()
+        self._callbacks: dict[int, Callable[[], None]] = {}
         self.invalid_count = 0
         self.connect_count = 0
 
@@ -379,17 +380,33 @@ class BusClient:
             self._send(self._client, msg)
         return msg
 
-    def _send(self, client: Any, msg: Message) -> None:
+    def publish_acked(self, channel: Channel, kind: str, body: Mapping[str, Any],
+                      on_acked: Callable[[], None]) -> Message:
+        """``publish``, and call ``on_acked`` (from paho's thread) once the broker has acknowledged it."""
+        with self._send_lock:
+            msg = wire.make(self.table, channel, kind, source=self.device, session=self.session,
+                            seq=self._seq + 1, **body)
+            self._seq += 1
+            self._send(self._client, msg, on_acked)
+        return msg
+
+    def _send(self, client: Any, msg: Message, on_acked: Callable[[], None] | None = None) -> None:
         spec = msg.spec
         info = client.publish(msg.topic, wire.encode(msg), qos=spec.qos, retain=spec.retained)
         if threading.current_thread() is getattr(client, "_thread", None):
             _write_now(client)
+        acked_now = False
         if spec.qos > 0:
             with self._ack_lock:
                 if info.mid in self._early_acks:  # the PUBACK beat us here
                     self._early_acks.discard(info.mid)
+                    acked_now = True
                 else:
                     self._pending.add(info.mid)
+                    if on_acked is not None:
+                        self._callbacks[info.mid] = on_acked
+        if acked_now and on_acked is not None:
+            on_acked()
 
     def set_available(self, online: bool) -> None:
         """Say ``online`` or ``offline`` on this device's retained availability (now, and at reconnects)."""
@@ -440,11 +457,17 @@ class BusClient:
 
     def _on_publish(self, client: Any, userdata: Any, mid: int, reason: Any, props: Any) -> None:
         with self._ack_lock:
+            callback = self._callbacks.pop(mid, None)
             if mid in self._pending:
                 self._pending.discard(mid)
                 self._ack_lock.notify_all()
             else:
                 self._early_acks.add(mid)
+        if callback is not None:
+            try:
+                callback()
+            except Exception:
+                log.exception("%s: acknowledgement handler failed", self.device)
 
     def _on_message(self, client: Any, userdata: Any, raw: Any) -> None:
         if self.on_message_ack is None:

@@ -159,8 +159,11 @@ def input_from_message(msg: Message) -> dict[str, Any] | None:
     body = dict(msg.body)
     if msg.channel is Channel.SHOE:
         if msg.kind == "card_drawn":
-            return {"kind": "shoe_card", "card": body.get("card"), "status": body.get("status", "ok"),
-                    "counter": body.get("counter")}
+            inp = {"kind": "shoe_card", "card": body.get("card"), "status": body.get("status", "ok"),
+                   "counter": body.get("counter")}
+            if body.get("boot") is not None:
+                inp["boot"] = body["boot"]  # with the source and counter: this draw, for good (see _draws)
+            return inp
         if msg.kind == "device_error":
             return {"kind": "source", "device": msg.source, "status": "gap", "missing": 0}
         return None
@@ -313,6 +316,9 @@ class EngineService:
         self._store_prompt: Prompt | None = None
         self._forged_reported: set[str] = set()
         self._applied = 0  # the offset of the last stored input applied to the Floor
+        #: (shoe device, boot) -> the shoe's event counters of the draws taken (a bridge that
+        #: restarts may publish a draw again, under a new session: it is not dealt twice)
+        self._draws: dict[tuple[str, int], set[int]] = {}
         self._pending_history: list[dict[str, Any]] = []
 
     # -- replay ---------------------------------------------------------------------
@@ -328,6 +334,7 @@ class EngineService:
             if ev.kind in ("engine_start", NOTE):
                 continue
             self.core.apply(source_of(ev.source), ev.payload, ev.session, ev.seq)
+            self._note_draw(source_of(ev.source), ev.payload)
             count += 1
         for source, (session, seq) in heads.items():
             if source != ENGINE_SOURCE:
@@ -524,6 +531,10 @@ class EngineService:
         from engine.store import StoreError
 
         inp = input_from_message(msg)
+        if inp is not None and self._drawn_before(msg.source, inp):
+            log.warning("%s published draw %s (boot %s) again; not dealt twice", msg.source, inp.get("counter"),
+                        inp.get("boot"))
+            inp = None  # stored as a note: the sequence keeps no hole
         try:
             if inp is None:
                 # Nothing for the table (shoe loaded, a reset notice): stored all the same, so the
@@ -538,10 +549,20 @@ class EngineService:
             return
         self._applied = max(self._applied, appended.offset)
         out = self.core.apply(msg.source, inp, msg.session, msg.seq)
+        self._note_draw(msg.source, inp)
         if tracked.verdict is Verdict.GAP and msg.channel in (Channel.SHOE, Channel.VISION):
             missing = tracked.missing[1] - tracked.missing[0] + 1 if tracked.missing else 1
             self._owed.append({"kind": "source", "device": msg.source, "status": "gap", "missing": missing})
         self._after(out)
+
+    def _drawn_before(self, source: str, inp: Mapping[str, Any]) -> bool:
+        if inp.get("kind") != "shoe_card" or inp.get("boot") is None or inp.get("counter") is None:
+            return False
+        return int(inp["counter"]) in self._draws.get((source, int(inp["boot"])), set())
+
+    def _note_draw(self, source: str, inp: Mapping[str, Any]) -> None:
+        if inp.get("kind") == "shoe_card" and inp.get("boot") is not None and inp.get("counter") is not None:
+            self._draws.setdefault((source, int(inp["boot"])), set()).add(int(inp["counter"]))
 
     def _after(self, out: FloorOutputs | None) -> None:
         # The input's own effect first: the state that follows from it (for the input that ends

@@ -521,6 +521,10 @@ _DEFAULTS: tuple[tuple[Channel, str, Schema], ...] = (
                 F("deck", nullable(ident)),
                 F("quality", integer(0, 255)),
                 F("status", one_of("ok", "unknown_tag", "foreign_deck", "duplicate")),
+                # the shoe's boot count: with the device's source and ``counter`` it names one draw
+                # for good, so a card the bridge publishes twice (resent after its restart) is
+                # recognised by the engine
+                F("boot", integer(), required=False),
             ),
             rule=_card_drawn_rule,
             doc="one card drawn from the shoe, in draw order",

@@ -33,7 +33,9 @@ counter), so a card reaches the bus once.
 from __future__ import annotations
 
 import errno
+import json
 import logging
+import os
 import queue
 import threading
 import time
@@ -131,6 +133,14 @@ class BridgeConfig:
         return broker_login("bridge", broker_dir=self.broker_dir, user=self.user, password=self.password,
                             file=self.config_file, key="broker.credentials" if self.from_table else "broker_dir")
 
+    def outbox_file(self) -> Path | None:
+        """Where the bridge keeps shoe messages the broker has not acknowledged: beside the
+        session counter's file (no ``state_file``: no outbox, and a card the broker never got
+        is lost with the bridge process)."""
+        if self.state_file is None:
+            return None
+        return self.state_file.with_name(self.state_file.name + ".outbox")
+
     def next_session(self) -> int:
         """This start's session counter: one more than the last (state_file), else the clock in ms."""
         if self.state_file is not None:
@@ -198,9 +208,9 @@ class BridgeCore:
             self._send("device_error", code="malformed_frame",
                        text=f"the shoe sent a frame of kind 0x{event.kind:02x} that does not parse: {event.reason}")
         elif isinstance(event, Received):
-            self._received(event.message)
+            self._received(event.message, event.boot_count)
 
-    def _received(self, msg: m.CardDrawn | m.SeatTag | m.ShoeState | m.DeviceError) -> None:
+    def _received(self, msg: m.CardDrawn | m.SeatTag | m.ShoeState | m.DeviceError, boot: int = 0) -> None:
         if isinstance(msg, m.CardDrawn):
             if self.resolver is None:
                 card, deck, status = None, None, "unknown_tag"
@@ -208,7 +218,7 @@ class BridgeCore:
                 r = self.resolver.resolve(msg.uid)
                 card, deck, status = (str(r.card) if r.card else None), r.deck, str(r.status)
             self._send("card_drawn", counter=msg.counter, uid=msg.uid.hex(), card=card, deck=deck,
-                       quality=msg.quality, status=status)
+                       quality=msg.quality, status=status, boot=boot)
         elif isinstance(msg, m.SeatTag):
             card = deck = None
             if self.resolver is not None:
@@ -385,6 +395,80 @@ class SerialBridge:
 # ------------------------------------------------------------------- the bus edge
 
 
+class Outbox:
+    """Shoe messages the broker has not acknowledged yet, kept on disk until it has.
+
+    The bridge acknowledges a frame to the shoe only after the message it makes has been
+    handed to the sink (``SerialBridge`` writes the ACK on its next turn), and the sink writes
+    it here first (one JSON line, fsynced).  So a card the shoe was told is safe is either at
+    the broker or in this file; a bridge that restarts publishes what the file still holds
+    (``BusPublisher.start``).  A message published twice that way (its PUBACK was lost with
+    the old process) is recognised by the engine by the shoe's boot and event counter.
+    The file is rewritten with the pending messages only at each start.
+    """
+
+    def __init__(self, path: Path) -> None:
+        self.path = path
+        self._lock = threading.Lock()
+        self._next = 1
+        self._pending: dict[int, tuple[str, dict[str, Any]]] = {}
+        self._load()
+        path.parent.mkdir(parents=True, exist_ok=True)
+        self._rewrite()
+        self._fd = os.open(path, os.O_WRONLY | os.O_APPEND | os.O_CREAT, 0o600)
+
+    def _load(self) -> None:
+        try:
+            lines = self.path.read_text("utf-8").splitlines()
+        except FileNotFoundError:
+            return
+        for line in lines:
+            try:
+                rec = json.loads(line)
+                ident = int(rec["id"])
+            except (ValueError, KeyError, TypeError):
+                continue  # a line cut short by a crash: its message was never acknowledged to the shoe
+            if rec.get("op") == "put":
+                self._pending[ident] = (str(rec["kind"]), dict(rec["body"]))
+            elif rec.get("op") == "done":
+                self._pending.pop(ident, None)
+            self._next = max(self._next, ident + 1)
+
+    def _rewrite(self) -> None:
+        tmp = self.path.with_name(self.path.name + ".tmp")
+        with open(tmp, "w", encoding="utf-8") as fh:
+            for ident, (kind, body) in sorted(self._pending.items()):
+                fh.write(json.dumps({"op": "put", "id": ident, "kind": kind, "body": body}) + "\n")
+            fh.flush()
+            os.fsync(fh.fileno())
+        os.chmod(tmp, 0o600)
+        os.replace(tmp, self.path)
+
+    def pending(self) -> list[tuple[int, str, dict[str, Any]]]:
+        with self._lock:
+            return [(i, k, b) for i, (k, b) in sorted(self._pending.items())]
+
+    def put(self, kind: str, body: dict[str, Any]) -> int:
+        """Keep a message; durable (fsynced) when this returns."""
+        with self._lock:
+            ident = self._next
+            self._next += 1
+            self._pending[ident] = (kind, body)
+            os.write(self._fd, (json.dumps({"op": "put", "id": ident, "kind": kind, "body": body}) + "\n").encode())
+            os.fsync(self._fd)
+        return ident
+
+    def done(self, ident: int) -> None:
+        """The broker has it (no fsync: a lost mark only means one more publish, recognised downstream)."""
+        with self._lock:
+            if self._pending.pop(ident, None) is not None:
+                os.write(self._fd, (json.dumps({"op": "done", "id": ident}) + "\n").encode())
+
+    def close(self) -> None:
+        with self._lock:
+            os.close(self._fd)
+
+
 class BusPublisher:
     """The bridge's sink onto MQTT: a ``BusClient`` with role ``bridge`` (see the module docstring).
 
@@ -400,9 +484,10 @@ class BusPublisher:
     """
 
     def __init__(self, *, host: str, port: int, username: str, password: str, table: str, device: str,
-                 session: int, version: str = "1", grace: float = 3.0) -> None:
+                 session: int, version: str = "1", grace: float = 3.0, outbox: Path | None = None) -> None:
         from engine.bus import BusClient
 
+        self.outbox = Outbox(outbox) if outbox is not None else None
         self._lock = threading.Lock()
         self.link_up = False
         self.published = 0
@@ -414,7 +499,15 @@ class BusPublisher:
                              capabilities=["shoe"], on_connection=self._on_connection)
 
     def start(self) -> BusPublisher:
-        """Connect once the shoe answers (or after ``grace`` seconds); returns at once."""
+        """Connect once the shoe answers (or after ``grace`` seconds); returns at once.  What the
+        outbox still holds from a previous run is published first (queued until connected)."""
+        if self.outbox is not None:
+            left = self.outbox.pending()
+            if left:
+                log.warning("publishing %d shoe message(s) the broker had not acknowledged before the "
+                            "bridge stopped", len(left))
+            for ident, kind, body in left:
+                self._publish(kind, body, ident)
         self._timer = threading.Timer(self.grace, self._connect)
         self._timer.daemon = True
         self._timer.start()
@@ -438,6 +531,16 @@ class BusPublisher:
             self._started = True  # no late connect
         if started:
             self.bus.stop()
+        if self.outbox is not None:
+            self.outbox.close()
+
+    def _publish(self, kind: str, body: dict[str, Any], ident: int | None) -> None:
+        outbox = self.outbox
+        if outbox is None or ident is None:
+            self.bus.publish(wire.Channel.SHOE, kind, **body)
+        else:
+            self.bus.publish_acked(wire.Channel.SHOE, kind, body, lambda: outbox.done(ident))
+        self.published += 1
 
     def __call__(self, msg: wire.Message) -> None:
         if msg.channel is wire.Channel.AVAIL:
@@ -450,8 +553,10 @@ class BusPublisher:
             if up:
                 self._connect()
             return
-        self.bus.publish(msg.channel, msg.kind, **msg.body)
-        self.published += 1
+        body = dict(msg.body)
+        # On disk before the shoe is told it may forget the card (see ``Outbox``).
+        ident = self.outbox.put(msg.kind, body) if self.outbox is not None else None
+        self._publish(msg.kind, body, ident)
 
     def _announce(self, online: bool) -> None:
         # Availability carries no seq (engine.wire): it must not go through BusClient.publish,

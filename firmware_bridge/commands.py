@@ -230,7 +230,7 @@ def _bridge(args: argparse.Namespace) -> int:
     publisher: BusPublisher | None = None
     if publish:
         publisher = BusPublisher(host=host, port=port, username=user, password=password, table=cfg.table,
-                                 device=cfg.device, session=session)
+                                 device=cfg.device, session=session, outbox=cfg.outbox_file())
         publisher.start()
         sink: Any = publisher
         print(f"shoe bridge: {cfg.port} -> broker {cfg.broker} as {cfg.device} (table {cfg.table}, "

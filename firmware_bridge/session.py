@@ -601,6 +601,9 @@ class DeviceSession:
         self.counter = 0
         self.session_nonce = 0
         self.commands: list[m.ResetCommand] = []  # host commands delivered, for the application
+        #: a fault for tests: the host's ACKs and NAKs never reach the device, which keeps every
+        #: event to send again (as when the bridge dies before its ACK is on the wire)
+        self.acks_lost = False
         self._pending: deque[tuple[int, bytes]] = deque()  # events held while announcing
         self._out = bytearray()
         self._last_byte = now
@@ -701,6 +704,8 @@ class DeviceSession:
             return
         self._move("data")
         if self.state is not DeviceState.READY:
+            return
+        if frame.kind in (Kind.ACK, Kind.NAK) and self.acks_lost:
             return
         if frame.kind == Kind.ACK:
             self._out += b"".join(self.arq.on_ack(frame.seq, now))

@@ -66,12 +66,14 @@ class ShoeModel:
         self.config = config or LinkConfig()
         self.order: list[bytes] = []
         self.drawn: list[bytes] = []  # every UID drawn, in order, across resets
+        self.acks_lost = False  # a fault (ShoeSimulator.lose_acks)
         self._boot(now, m.ResetReason.POWER_ON)
 
     def _boot(self, now: float, reason: int) -> None:
         ident = m.Ident(m.PROTOCOL_VERSION, self.firmware, self.device_id, m.Capability.SHOE_SENSOR, 0,
                         self.boot_count, reason, 0)
         self.session = DeviceSession(ident, now, self.config)
+        self.session.acks_lost = getattr(self, "acks_lost", False)
 
     def reset(self, now: float, reason: int = m.ResetReason.BROWNOUT) -> None:
         self.boot_count = (self.boot_count + 1) & 0xFFFF
@@ -357,6 +359,15 @@ class ShoeSimulator:
 
     def plug(self) -> None:
         self.call(lambda now: self.transport.plug())
+
+    def lose_acks(self, lost: bool = True) -> None:
+        """Fault: the bridge's ACKs never reach the shoe (until called with False); the shoe keeps
+        its events and sends them again to the next session."""
+        def do(now: float) -> None:
+            self.model.acks_lost = lost
+            self.model.session.acks_lost = lost
+
+        self.call(do)
 
     def stall(self, seconds: float) -> None:
         self.call(lambda now: setattr(self, "_stall_until", now + seconds))

@@ -95,3 +95,146 @@ def test_bridge_says_when_the_broker_login_is_missing(tmp_path: Path) -> None:
     done = subprocess.run([*CLI, "bridge", "--config", str(cfg)], capture_output=True, text=True, timeout=30)
     assert done.returncode == 2  # a configuration error (engine.configfile): one line, exit 2
     assert "no broker login for the bridge role" in done.stderr and "user and password" in done.stderr
+
+
+# --------------------------------------------------------------------------- issue 19 items 9 and 10
+
+
+def _engine(broker: Any, store: Path) -> Any:
+    from engine.service import EngineConfig, EngineService
+
+    user, password = broker.login("engine")
+    return EngineService(EngineConfig.from_dict({
+        "table": T,
+        "game": {"variant": "F7S", "ante": 1, "bring_in": 2, "small_bet": 5, "big_bet": 10},
+        "seats": [{"seat": 1, "name": "Ann", "stack": 200}, {"seat": 2, "name": "Bob", "stack": 200}],
+        "store": {"url": str(store)},
+        "broker": {"host": broker.host, "port": broker.port, "username": user, "password": password},
+    })).start()
+
+
+def _state(c: TestClient) -> dict[str, Any] | None:
+    for r in reversed(list(c.received)):
+        if r.topic.endswith("/public/state"):
+            state: dict[str, Any] = json.loads(r.payload)["state"]
+            return state
+    return None
+
+
+def _dealt(c: TestClient) -> int:
+    state = _state(c)
+    return 0 if state is None else sum(len(s.get("cards", [])) for s in state["seats"])
+
+
+def _up(c: TestClient) -> list[str]:
+    state = _state(c)
+    return [] if state is None else [u for s in state["seats"] for u in s["up"]]
+
+
+def _shoe_table(broker: Any, tmp_path: Path) -> tuple[Deck, ShoeSimulator, Path]:
+    rng = random.Random(11)
+    deck = Deck.build("red", zip([bytes([4]) + rng.randbytes(6) for _ in range(52)], DECK, strict=True))
+    DeckRegistry(tmp_path / "decks").save(deck)
+    sim = ShoeSimulator(deck, pty_link=tmp_path / "ttyShoe", seed=3).start()
+    cfg = tmp_path / "bridge.toml"
+    cfg.write_text(f'table = "{T}"\nport = "{tmp_path / "ttyShoe"}"\ndeck = "red"\ndecks_dir = "{tmp_path / "decks"}"\n'
+                   f'device = "shoe-1"\nbroker = "127.0.0.1:{broker.port}"\n'
+                   f'broker_dir = "{broker.files.directory}"\nstate_file = "{tmp_path / "session"}"\n')
+    return deck, sim, cfg
+
+
+def _start_bridge(cfg: Path, log: Path) -> subprocess.Popen[bytes]:
+    env = {**os.environ, "PYTHONUNBUFFERED": "1"}
+    return subprocess.Popen([*CLI, "bridge", "--config", str(cfg)], stderr=log.open("a"), env=env)
+
+
+def _wait(pred: Any, timeout: float) -> bool:
+    import time
+
+    deadline = time.monotonic() + timeout
+    while not pred():
+        if time.monotonic() > deadline:
+            return False
+        time.sleep(0.05)
+    return True
+
+
+def test_cards_drawn_while_the_broker_is_down_survive_a_bridge_crash(mosquitto_broker: Any, tmp_path: Path) -> None:
+    """Item 9: the shoe is acknowledged only once the card is on the bridge's disk (its outbox),
+    so a bridge killed while the broker is down loses nothing: the next bridge publishes it."""
+    deck, sim, cfg = _shoe_table(mosquitto_broker, tmp_path)
+    engine = _engine(mosquitto_broker, tmp_path / "engine.db")
+    monitor = TestClient(mosquitto_broker, "monitor")
+    log = tmp_path / "bridge.log"
+    bridge = _start_bridge(cfg, log)
+    try:
+        assert monitor.connected()
+        monitor.subscribe([wire.topic(T, Channel.STATE)])
+        assert monitor.wait(lambda: (_state(monitor) or {}).get("shoe_active") is True and
+                            (_state(monitor) or {}).get("devices", {}).get("shoe-1", {}).get("online") is True, 20), \
+            log.read_text()
+        sim.load()
+        drawn = [str(deck.tags[sim.draw()]) for _ in range(3)]
+        assert monitor.wait(lambda: _dealt(monitor) == 3, 10), log.read_text()
+        mosquitto_broker.stop()
+        drawn += [str(deck.tags[sim.draw()]) for _ in range(3)]
+        assert _wait(lambda: sim.pending_events() == 0, 10), "the bridge never acknowledged the cards to the shoe"
+        bridge.kill()
+        bridge.wait(10)
+        mosquitto_broker.start()
+        monitor.close()  # a clean session: its subscription went with the broker
+        monitor = TestClient(mosquitto_broker, "monitor")
+        assert monitor.connected()
+        monitor.subscribe([wire.topic(T, Channel.STATE)])
+        bridge = _start_bridge(cfg, log)
+        assert monitor.wait(lambda: _dealt(monitor) == 6, 30), (log.read_text(), _state(monitor))
+        assert _up(monitor) == drawn[4:6]  # seat 1's and seat 2's door cards, in draw order
+    finally:
+        bridge.kill()
+        bridge.wait(10)
+        sim.close()
+        monitor.close()
+        engine.stop()
+
+
+def test_a_card_the_shoe_sends_again_after_a_bridge_crash_is_dealt_once(mosquitto_broker: Any,
+                                                                       tmp_path: Path) -> None:
+    """Item 10: the shoe's ACK is lost and the bridge dies; the shoe sends the card again to the
+    next bridge, which publishes it again (new session): the engine knows the draw by the shoe's
+    boot and event counter and deals it once."""
+    deck, sim, cfg = _shoe_table(mosquitto_broker, tmp_path)
+    engine = _engine(mosquitto_broker, tmp_path / "engine.db")
+    monitor = TestClient(mosquitto_broker, "monitor")
+    log = tmp_path / "bridge.log"
+    bridge = _start_bridge(cfg, log)
+    try:
+        assert monitor.connected()
+        monitor.subscribe([wire.topic(T, Channel.STATE)])
+        assert monitor.wait(lambda: (_state(monitor) or {}).get("devices", {}).get("shoe-1", {}).get("online")
+                            is True, 20), log.read_text()
+        sim.load()
+        assert _wait(lambda: sim.pending_events() == 0, 10)
+        sim.lose_acks(True)
+        drawn = [str(deck.tags[sim.draw()]) for _ in range(2)]
+        assert monitor.wait(lambda: _dealt(monitor) == 2, 10), log.read_text()
+        assert sim.pending_events() == 2  # the shoe still holds both, unacknowledged
+        bridge.kill()
+        bridge.wait(10)
+        sim.lose_acks(False)
+        bridge = _start_bridge(cfg, log)
+        assert _wait(lambda: sim.pending_events() == 0, 20), log.read_text()
+        drawn += [str(deck.tags[sim.draw()]) for _ in range(4)]
+        assert monitor.wait(lambda: _dealt(monitor) == 6, 15), (log.read_text(), _state(monitor))
+        monitor.wait(lambda: False, 1.0)
+        assert _dealt(monitor) == 6 and _up(monitor) == drawn[4:6]
+    finally:
+        bridge.kill()
+        bridge.wait(10)
+        sim.close()
+        monitor.close()
+        engine.stop()
+    from engine.store import open_store
+
+    with open_store(tmp_path / "engine.db", T) as store:
+        cards = [e.payload["card"] for e in store.events() if e.kind == "shoe_card"]
+    assert cards == drawn
