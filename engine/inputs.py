@@ -390,6 +390,8 @@ def _shoe_card(f: _Fields) -> ShoeCard:
     value = f.raw("card")
     c = None if value is None else _card(f, "card", value, unknown_ok=True)
     status = f.choice("status", SHOE_STATUSES, default="ok")
+    # the shoe's boot count: the service deals a (shoe, boot, counter) once (engine/service.py)
+    f.integer("boot", 0, (1 << 53) - 1, required=False)
     return ShoeCard(c, status, f.integer("counter", 0, (1 << 53) - 1, required=False))
 
 
