@@ -295,7 +295,11 @@ def parse_topic(name: str) -> TopicInfo:
 Check = Callable[[Any, str], Any]
 
 
-def _fail(path: str, expected: str, value: Any) -> WireError:
+def _fail(path: str, expected: str, value: Any, echo: bool = True) -> WireError:
+    if not echo:
+        # A card field: whatever came is not repeated (it may be a down card's identity, and the
+        # error may be logged or shown; DESIGN: trust boundaries).
+        return WireError(f"field {path!r} must be {expected}")
     shown = repr(value)
     if len(shown) > 60:
         shown = shown[:57] + "..."
@@ -325,10 +329,12 @@ def number(lo: float, hi: float) -> Check:
     return check
 
 
-def text(max_len: int = 1000, pattern: re.Pattern[str] | None = None, expected: str = "") -> Check:
+def text(
+    max_len: int = 1000, pattern: re.Pattern[str] | None = None, expected: str = "", echo: bool = True
+) -> Check:
     def check(value: Any, path: str) -> Any:
         if not isinstance(value, str) or len(value) > max_len or (pattern and not pattern.fullmatch(value)):
-            raise _fail(path, expected or f"a string of at most {max_len} characters", value)
+            raise _fail(path, expected or f"a string of at most {max_len} characters", value, echo)
         return value
 
     return check
@@ -375,8 +381,10 @@ def any_json(value: Any, path: str) -> Any:
     return value
 
 
-card = text(2, _CARD_RE, "a card code such as 'Ah' or 'Td'")
-card_or_unknown = text(2, re.compile(r"[23456789TJQKA][cdhs]|\?\?"), "a card code such as 'Ah', or '??'")
+card = text(2, _CARD_RE, "a card code such as 'Ah' or 'Td'", echo=False)
+card_or_unknown = text(
+    2, re.compile(r"[23456789TJQKA][cdhs]|\?\?"), "a card code such as 'Ah', or '??'", echo=False
+)
 ident = text(64, _ID_RE, "an id of letters, digits, '_', '.' or '-'")
 word = text(64, _KIND_RE, "a lower-case word such as 'off_felt'")
 uid_hex = text(20, _HEX_RE, "a tag UID in lower-case hex, 4 to 10 bytes (8 to 20 digits)")

@@ -303,7 +303,11 @@ class Floor(ShoeMixin, CameraMixin, ReportsMixin, RulingsMixin):
             return
 
     def _on_show(self, inp: Show, out: FloorOutputs) -> None:
-        self._live_hand()
+        hand = self._live_hand()
+        if hand.phase is not Phase.SHOWDOWN:
+            # RRoP 3.6: cards are shown at the showdown.  Refused before any card is looked at, so
+            # that no answer tells anything of the down cards (issue 19 item 1).
+            raise FloorError(f"cards are shown at the showdown; the hand is {hand.phase.value}", "RRoP 3.6")
         self._apply(CardsShown(inp.seat, inp.cards), out)
 
     def _on_muck(self, inp: Muck, out: FloorOutputs) -> None:

@@ -30,10 +30,13 @@ class ShoeMixin(FloorState):
             status = "ok"  # RRoP stud 15: reshuffled back into play; the shoe saw it once before
         if c.known and (hand.hand_id, c) in self.dealt_without_shoe and status in ("ok", "duplicate"):
             self.dealt_without_shoe.remove((hand.hand_id, c))
-            out.notes.append(f"the shoe reports the {c.name} late; it was already dealt while the shoe was offline")
+            out.notes.append("the shoe reports a card late; it was already dealt while the shoe was offline")
             return
         if status == "duplicate" or (c.known and c in hand.seen):
-            self._open("deck.duplicate-card", (), out, card=c.name, card_code=str(c))
+            # The prompt names the card only if its twin is in plain sight: a duplicate of a down
+            # card is that down card's identity (issue 19 item 1).
+            name = c.name if c.known and hand.is_public(c) else "same card"
+            self._open("deck.duplicate-card", (), out, card=name, card_code=str(c))
             return
         if status == "foreign_deck":
             self._open("deck.foreign-card", (), out, card_code=str(c))

@@ -165,7 +165,7 @@ class CorrectionsMixin(HandState):
         last = self.events[-1] if self.events else None
         if not isinstance(last, CardDealt | CardBurned) or last.card != e.card or not e.card.known:
             raise IllegalAction(
-                "RRoP 3.4", f"only the card just delivered can be taken back, and the {e.card.name} was not"
+                "RRoP 3.4", "only the card just delivered can be taken back, and that card was not"
             )
         full = self.events
         rebuilt = type(self).replay(full[:-1])
@@ -291,7 +291,7 @@ class CorrectionsMixin(HandState):
         if old == e.card:
             raise IllegalAction("engine.ruling", f"seat {e.seat}'s up card is already the {e.card.name}")
         if e.card in self.seen:
-            raise IllegalAction("RRoP 3.4 duplicate card", f"the {e.card.name} is already elsewhere in this hand")
+            raise IllegalAction("RRoP 3.4 duplicate card", "that card is already elsewhere in this hand")
         s.cards[k] = (e.card, True)
         self._recount(s)
         self.seen.discard(old)

@@ -66,7 +66,7 @@ class ShowdownMixin(HandState):
             for (c, up), new in zip(s.cards, shown, strict=True):
                 if up and c != new:
                     raise IllegalAction(
-                        "engine.show", f"seat {e.seat}'s up card {c} is on the table, not {new}"
+                        "engine.show", f"seat {e.seat}'s up card {c} is on the table: show the up cards as they lie"
                     )
             shown = [new for (_, up), new in zip(s.cards, shown, strict=True) if not up]
         if len(shown) != len(down_positions):
@@ -83,11 +83,12 @@ class ShowdownMixin(HandState):
             as_dealt = False
             if old.known and old != new:
                 raise IllegalAction(
-                    "RRoP 3.6 cards speak", f"seat {e.seat} was dealt {old} face down, not {new}"
+                    "RRoP 3.6 cards speak",
+                    f"seat {e.seat}'s cards shown are not the cards dealt to it face down: show the cards as dealt",
                 )
             if not old.known and new in self._seen_cards() - {c for c in s.all_cards if c.known}:
                 raise IllegalAction(
-                    "RRoP 3.4 duplicate card", f"the {new.name} is already elsewhere in this hand"
+                    "RRoP 3.4 duplicate card", "a card shown is already elsewhere in this hand"
                 )
         if not as_dealt:
             if len(set(shown)) != len(shown):

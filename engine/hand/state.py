@@ -190,11 +190,21 @@ class HandState:
                 "RRoP stud 15", "no cards are left in the deck; reshuffle the burn cards first"
             )
         if c.known and c in self.seen:
-            # RRoP 3.4: two cards of the same rank and suit; the irregularity layer rules on it.
+            # RRoP 3.4: two cards of the same rank and suit; the irregularity layer rules on it.  The
+            # card is named only if its twin is in plain sight (DESIGN: a refusal carries no secret).
+            which = f"the {c.name} ({c})" if self.is_public(c) else "that card"
             raise IllegalAction(
                 "RRoP 3.4 duplicate card",
-                f"the {c.name} ({c}) was already dealt in this hand ({what if seat is None else f'{what} {seat}'})",
+                f"{which} was already dealt in this hand ({what if seat is None else f'{what} {seat}'})",
             )
+
+    def is_public(self, c: Card) -> bool:
+        """Whether everyone at the table can see ``c`` now: an up card, a card of a hand shown,
+        the common card.  Every other identity (down cards, burns, cards set aside) is SECRET
+        while the hand is live, and no refusal or prompt may name it."""
+        if c in self.common:
+            return True
+        return any(d == c and (up or s.shown) for s in self.seats for d, up in s.cards)
 
     def street_draws(self) -> list[CardBurned | CardDealt]:
         """This street's burns and cards, in the order they were dealt."""
