@@ -15,6 +15,14 @@ def register(sub: Any) -> None:
     version = sub.add_parser("version", help="print the studtable version")
     version.set_defaults(handler=_version)
 
+    store = sub.add_parser("store", help="the event store and hand log")
+    ssub_store = store.add_subparsers(dest="store_command", metavar="ACTION")
+    ssub_store.required = True
+    check = ssub_store.add_parser("check", help="read the whole store back; say what is damaged and how to recover")
+    check.add_argument("--store", required=True, help="SQLite path or postgresql:// URL")
+    check.add_argument("--table", default=None, help="table id (default: every table in the store)")
+    check.set_defaults(handler=_store_check)
+
     history = sub.add_parser("history", help="hand histories (PHH)")
     hsub = history.add_subparsers(dest="history_command", metavar="ACTION")
     hsub.required = True
@@ -104,7 +112,7 @@ def _history_replay(args: argparse.Namespace) -> int:
 def open_store_or_explain(url: str, table: str, file: str | None = None, key: str = "store") -> Any:
     """The event store, or a ``ConfigFileError`` that says why it cannot be opened and what to do."""
     from engine.configfile import ConfigFileError
-    from engine.store import StoreError, open_store
+    from engine.store import StoreDamaged, StoreError, open_store
 
     postgres = url.startswith(("postgresql://", "postgres://"))
     if not postgres:
@@ -114,6 +122,9 @@ def open_store_or_explain(url: str, table: str, file: str | None = None, key: st
                                   f"create it (mkdir -p {path.parent}) or fix the path")
     try:
         return open_store(url, table)
+    except StoreDamaged as exc:
+        what, _, todo = str(exc).partition("; ")
+        raise ConfigFileError(file, key, what, todo) from None
     except StoreError as exc:
         first = str(exc).splitlines()[0]
         raise ConfigFileError(file, key, first, "check that PostgreSQL runs and answers at that URL "
@@ -130,6 +141,19 @@ def _existing_store(url: str) -> None:
     if "://" not in url and not Path(url).expanduser().exists():
         raise ConfigFileError(None, "--store", f"{url} does not exist",
                               "give the engine's store (table file: [store] url)")
+
+
+def _store_check(args: argparse.Namespace) -> int:
+    """One line: ok with what was read back (exit 0), or what is wrong and how to recover (exit 1)."""
+    from engine.store import StoreError, check_store
+
+    _existing_store(args.store)
+    try:
+        print(check_store(args.store, args.table))
+    except StoreError as exc:
+        print(f"studtable store check: {exc}", file=sys.stderr)
+        return 1
+    return 0
 
 
 def _history_list(args: argparse.Namespace) -> int:
@@ -184,6 +208,7 @@ def _engine(args: argparse.Namespace) -> int:
     from engine.bus import BusError
     from engine.configfile import ConfigFileError
     from engine.service import EngineConfig, EngineService, ServiceConfigError
+    from engine.store import StoreError
 
     try:
         config = EngineConfig.load(args.config)
@@ -209,6 +234,10 @@ def _engine(args: argparse.Namespace) -> int:
                               f"{config.broker_port} with the engine's login within 10 s",
                               "start the broker (systemctl start mosquitto) or fix broker.host/port and "
                               "the credentials folder") from None
+    except StoreError as exc:  # a damaged row met during the replay: one line, never a traceback
+        service.stop()
+        what, _, todo = str(exc).partition("; ")
+        raise ConfigFileError(args.config, "store.url", what, todo or "check the store") from None
     except BaseException:
         service.stop()
         raise

@@ -54,6 +54,17 @@ class StoreError(RuntimeError):
     """The store cannot be opened or written; the message says what to check."""
 
 
+class StoreDamaged(StoreError):
+    """The store is damaged: opening it would start the table with fewer inputs than were
+    committed.  The message (one line) says what is wrong and how to recover."""
+
+
+#: How to recover from a damaged store (said with every ``StoreDamaged``).
+RECOVER = ("restore the store from its backup, or move it aside and start a new one "
+           "(finished hands stay in the old file's hand log: studtable history export); "
+           "details: studtable store check --store PATH")
+
+
 @dataclass(frozen=True, slots=True)
 class Appended:
     """The result of an append: where the input sits, and whether it was already there."""
@@ -229,7 +240,16 @@ class _SqlStore:
                     (self.table, last, _BATCH),
                 )
             for offset, source, session, seq, kind, payload in rows:
-                yield StoredEvent(int(offset), source, int(session), int(seq), kind, json.loads(payload))
+                try:
+                    data = json.loads(payload)
+                except (TypeError, ValueError) as exc:
+                    raise StoreDamaged(
+                        f"the event store's input {offset} ({source}, session {session}, seq {seq}) is not "
+                        f"JSON ({exc}); {RECOVER}"
+                    ) from None
+                if not isinstance(data, dict):
+                    raise StoreDamaged(f"the event store's input {offset} is not a JSON object; {RECOVER}")
+                yield StoredEvent(int(offset), source, int(session), int(seq), kind, data)
             if len(rows) < _BATCH:
                 return
             last = int(rows[-1][0])
@@ -316,7 +336,11 @@ class SqliteStore(_SqlStore):
     def __init__(self, path: str | Path, table: str) -> None:
         super().__init__(table)
         self.path = Path(path)
-        _private(self.path)
+        created = _private(self.path)
+        if not created:
+            problem = damage_before_open(self.path)
+            if problem:
+                raise StoreDamaged(f"the event store {self.path} {problem}; {RECOVER}")
         try:
             self._conn = sqlite3.connect(self.path, isolation_level=None, check_same_thread=False, timeout=30)
             # Small pages for a new store (an existing one keeps its own): an append touches
@@ -337,8 +361,21 @@ class SqliteStore(_SqlStore):
             # pages; the owner calls ``maintain()`` when nothing waits on it (the engine: after
             # publishing an input's state), so an append costs one WAL fsync.  See ``maintain``.
             self._conn.execute("PRAGMA wal_autocheckpoint=0")
+            if not created:
+                verdict = [str(r[0]) for r in self._conn.execute("PRAGMA quick_check").fetchall()]
+                if verdict != ["ok"]:
+                    self._conn.close()
+                    found = " ".join(" ".join(verdict[:3]).split())
+                    raise StoreDamaged(f"the event store {self.path} is damaged ({found}); {RECOVER}")
             for sql, params in self._schema():
                 self._conn.execute(sql, params)
+        except sqlite3.DatabaseError as exc:
+            if isinstance(exc, sqlite3.OperationalError) and "unable to open" in str(exc):
+                raise StoreError(
+                    f"cannot open the event store {self.path}: {exc}; check the directory exists and is writable"
+                ) from exc
+            raise StoreDamaged(f"the event store {self.path} is damaged ({' '.join(str(exc).split())}); "
+                               f"{RECOVER}") from exc
         except sqlite3.Error as exc:
             raise StoreError(
                 f"cannot open the event store {self.path}: {exc}; check the directory exists and is writable"
@@ -393,17 +430,124 @@ class SqliteStore(_SqlStore):
         self._conn.close()
 
 
-def _private(path: Path) -> None:
+def damage_before_open(path: Path) -> str | None:
+    """What is wrong with a SQLite store's files that SQLite itself would quietly get over by
+    starting with less: an emptied file, a WAL deleted after an unclean stop, a WAL with damaged
+    bytes before committed transactions.  None: nothing found."""
+    try:
+        size = path.stat().st_size
+    except FileNotFoundError:
+        return None
+    wal = path.with_name(path.name + "-wal")
+    if size == 0 and not wal.exists():
+        return "is an empty file (0 bytes) where a store was expected: its inputs are gone"
+    shm = path.with_name(path.name + "-shm")
+    if not wal.exists() and shm.exists():
+        # The last clean close checkpoints and deletes both the WAL and the -shm index; after a
+        # kill both stay.  An index that still counts frames not yet copied into the database
+        # (mxFrame > nBackfill, sqlite.org/walformat.html) with no WAL: those commits are gone.
+        import struct
+
+        head = shm.read_bytes()[:136]
+        if len(head) >= 100:
+            mx_frame, backfilled = struct.unpack("=I", head[16:20])[0], struct.unpack("=I", head[96:100])[0]
+            if mx_frame > backfilled:
+                return (f"was not closed cleanly and its WAL ({wal.name}) is missing: {mx_frame - backfilled} "
+                        "WAL frame(s) of committed inputs since the last checkpoint are gone")
+    if wal.exists():
+        return wal_damage(wal)
+    return None
+
+
+_WAL_MAGIC = (0x377F0682, 0x377F0683)
+
+
+def wal_damage(wal: Path) -> str | None:
+    """Check a SQLite WAL's frame checksums (sqlite.org/fileformat2.html#walformat).  SQLite
+    replays frames up to the first bad checksum and drops the rest without a word; a bad frame
+    with a committed transaction of the same WAL generation after it means committed inputs
+    would be lost.  A torn last transaction (a crash mid-commit, never acknowledged) is fine."""
+    import struct
+
+    data = wal.read_bytes()
+    if len(data) < 32:
+        return None
+    magic, _version, page_size, _seq, salt1, salt2, c1, c2 = struct.unpack(">8I", data[:32])
+    if magic not in _WAL_MAGIC:
+        return f"has a WAL ({wal.name}) whose header is damaged"
+    order = "<" if magic == 0x377F0682 else ">"
+
+    def checksum(buf: bytes, s0: int, s1: int) -> tuple[int, int]:
+        words = struct.unpack(f"{order}{len(buf) // 4}I", buf)
+        for i in range(0, len(words), 2):
+            s0 = (s0 + words[i] + s1) & 0xFFFFFFFF
+            s1 = (s1 + words[i + 1] + s0) & 0xFFFFFFFF
+        return s0, s1
+
+    s0, s1 = checksum(data[:24], 0, 0)
+    if (s0, s1) != (c1, c2):
+        return f"has a WAL ({wal.name}) whose header is damaged"
+    frame = 24 + page_size
+    bad: int | None = None
+    commits_after = 0
+    count = (len(data) - 32) // frame
+    for n in range(count):
+        at = 32 + n * frame
+        header = data[at:at + 24]
+        _page, commit, f1, f2, fc1, fc2 = struct.unpack(">6I", header)
+        if (f1, f2) != (salt1, salt2):
+            if bad is None:
+                break  # frames of an older generation: the end of this WAL
+            continue
+        if bad is None:
+            s0, s1 = checksum(header[:8] + data[at + 24:at + frame], s0, s1)
+            if (s0, s1) != (fc1, fc2):
+                bad = n + 1
+        elif commit:
+            commits_after += 1
+    if bad is not None and commits_after:
+        return (f"has damaged bytes in its WAL ({wal.name}) at frame {bad} of {count}: {commits_after} committed "
+                "transaction(s) after it would be lost")
+    return None
+
+
+def check_store(url: str | Path, table: str | None = None) -> str:
+    """``studtable store check``: open the store as the engine would and read every input and hand;
+    returns a one-line summary, raises ``StoreError``/``StoreDamaged`` with what is wrong."""
+    store = open_store(url, table or "")
+    try:
+        tables = [table] if table else sorted(
+            {str(r[0]) for r in store._execute("SELECT DISTINCT table_id FROM events")})
+        inputs = hands = 0
+        for t in tables:
+            store.table = t
+            inputs += sum(1 for _ in store.events())
+            for h in store.list_hands():
+                if store.get_hand(h.hand_id) is not None:
+                    hands += 1
+    except (ValueError, TypeError) as exc:  # a hand log row that is not JSON
+        raise StoreDamaged(f"the hand log of {url} holds a row that is not JSON ({exc}); {RECOVER}") from None
+    finally:
+        store.close()
+    return f"{url}: ok: {inputs} inputs and {hands} hands of {len(tables)} table(s) read back"
+
+
+def _private(path: Path) -> bool:
     """The store holds every live down card: its file (and the -wal and -shm files, which SQLite
     creates with the database file's permissions) is readable by its owner only, mode 0600."""
     if str(path) in ("", ":memory:") or str(path).startswith("file:"):
-        return
+        return True
+    created = True
     try:
-        fd = os.open(path, os.O_RDWR | os.O_CREAT, 0o600)
-    except FileNotFoundError:
-        return  # no folder: sqlite3.connect says so in the StoreError below
+        fd = os.open(path, os.O_RDWR | os.O_CREAT | os.O_EXCL, 0o600)
+    except FileExistsError:
+        created = False
+        try:
+            fd = os.open(path, os.O_RDONLY)
+        except OSError:
+            return created
     except OSError:
-        return
+        return created  # no folder: sqlite3.connect says so in the StoreError below
     try:
         if os.fstat(fd).st_mode & 0o077:
             os.fchmod(fd, 0o600)
@@ -416,6 +560,7 @@ def _private(path: Path) -> None:
                 os.chmod(side, 0o600)
         except OSError:
             pass
+    return created
 
 
 #: SQLite page size for a new store (see ``SqliteStore.__init__``).
