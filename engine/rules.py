@@ -69,6 +69,9 @@ class HouseRules:
     reshuffle_includes_muck: bool = False
     # Tournament rule (RRoP stud 5): a down card dealt face up on the deal is a misdeal.
     exposed_downcard_misdeal: bool = False
+    # RRoP stud 15: "The player who is now high using the common card initiates the action";
+    # False: the up cards alone decide who opens the last round (PokerKit 0.7.7).
+    common_card_opens: bool = True
 
     def to_json(self) -> dict[str, Any]:
         return asdict(self)
@@ -88,6 +91,7 @@ WSOP2023 = HouseRules(
     low_half_needs_contender=False,
     exposed_downcard_misdeal=True,
     reshuffle_includes_muck=True,
+    common_card_opens=False,
 )
 PROFILES: dict[str, HouseRules] = {"rrop": RROP, "wsop2023": WSOP2023}
 

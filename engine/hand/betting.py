@@ -225,8 +225,9 @@ class BettingMixin(HandState):
             # the open pair and the pairs.
             memo = _BOARDS[razz]
             common_key = 1
-            for c in self.common:
-                common_key *= c.prime
+            if cfg.rules.common_card_opens:
+                for c in self.common:
+                    common_key *= c.prime
             best_value: tuple[int, ...] | None = None
             paired: list[int] = []  # live seats with a pair among their up cards
             for i, s in enumerate(seats):
@@ -246,7 +247,8 @@ class BettingMixin(HandState):
                 if entry[1]:
                     paired.append(i)
                 if common_key != 1:
-                    # RRoP stud 15: the common card plays in every hand.
+                    # RRoP stud 15: the common card plays in every hand; "the player who is now
+                    # high using the common card initiates the action for the last round".
                     key *= common_key
                     entry = memo.get(key) or _board_entry(key, self.up_cards_for_ranking(s), razz)
                 value = entry[0]

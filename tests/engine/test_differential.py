@@ -11,6 +11,7 @@ import random
 
 import pytest
 
+from engine.events import DeckReshuffled
 from engine.rules import Variant
 from tests.engine.pokerkit_oracle import run_differential
 
@@ -42,3 +43,21 @@ def test_engine_matches_pokerkit(variant: Variant) -> None:
     assert all_ins > HANDS_PER_VARIANT // 10
     assert showdowns > HANDS_PER_VARIANT // 10
     assert decisions > HANDS_PER_VARIANT * 5
+
+
+@pytest.mark.parametrize("variant", list(Variant), ids=lambda v: v.value)
+def test_engine_matches_pokerkit_when_the_deck_runs_out(variant: Variant) -> None:
+    # Six to eight players who rarely fold: the deck often runs out on seventh street, and
+    # PokerKit reshuffles the burns and the folded hands (wsop2023 reshuffle_includes_muck) or
+    # deals a common card, which does not decide who opens (wsop2023 common_card_opens = False).
+    mismatches = []
+    out_of_cards = reshuffled = 0
+    for k in range(120):
+        result = run_differential(random.Random(f"out-{variant.value}-{k}"), variant, fold_rarely=True)
+        if result.out_of_cards:
+            out_of_cards += 1
+            reshuffled += any(isinstance(e, DeckReshuffled) for e in result.events)
+        if result.mismatches:
+            mismatches.append((k, result.mismatches))
+    assert mismatches == []
+    assert out_of_cards > 20 and reshuffled > 5, (out_of_cards, reshuffled)

@@ -17,7 +17,7 @@ from engine.events import DeckReshuffled, Event, PlayerAction
 from engine.hand import Hand
 from engine.rules import Variant
 from engine.simulate import SimulatedDealer, new_hand
-from tests.engine.pokerkit_oracle import random_config, random_stacks
+from tests.engine.pokerkit_oracle import pokerkit_random_hand, random_config, random_stacks
 
 HERE = Path(__file__).parent
 REAL_HANDS = sorted((HERE / "phh").glob("*.phh"))
@@ -152,3 +152,21 @@ def test_exported_hand_that_ran_out_of_cards_says_so_and_replays(variant: Varian
         if found == 6:
             break
     assert found == 6, f"only {found} of the hands ran out of cards"
+
+
+@pytest.mark.parametrize("variant", list(Variant), ids=lambda v: v.value)
+def test_pokerkit_random_hands_replay_to_pokerkit_stacks(variant: Variant) -> None:
+    # Hands PokerKit played and dealt itself, 2 to 8 players, written by PokerKit: when its deck
+    # ran out it dealt burns and folded cards again (no reshuffle action in the file); under
+    # wsop2023 the replay reshuffles them the same way and ends on PokerKit's stacks.
+    reshuffled = 0
+    players = set()
+    for k in range(200):
+        pk_hand = pokerkit_random_hand(random.Random(f"pk-{variant.value}-{k}"), variant)
+        players.add(pk_hand.players)
+        reshuffled += pk_hand.reshuffled
+        imported = phh.loads(pk_hand.text, "wsop2023")
+        assert imported.hand.is_over
+        assert imported.hand.finishing_stacks() == pk_hand.finishing_stacks, pk_hand.text
+    assert players == set(range(2, 9))
+    assert reshuffled >= 2, reshuffled  # some of them ran out of cards (3 of the 200 F7S hands)
