@@ -3,6 +3,13 @@
     python bench/bench_engine.py                 # speed, all three variants
     python bench/bench_engine.py --diff 10000    # also 10,000 differential hands per variant
 
+    python bench/bench_engine.py --hands 0 --replay 1000   # PokerKit's own hands through the CLI
+
+``--replay N``: N fresh random hands per variant, 2 to 8 players, played and
+dealt by PokerKit (which recycles burns and folded cards when its deck runs
+out) and written by PokerKit as PHH files, replayed by ``studtable history
+replay --rules wsop2023``; it counts the files that end on PokerKit's stacks.
+
 The differential plays one hand in four with six to eight players who fold
 rarely, so that the deck often runs out on seventh street (a reshuffle of the
 burns and folded hands, or a common card: RRoP stud 15 as PokerKit does it);
@@ -39,9 +46,12 @@ from __future__ import annotations
 
 import argparse
 import gc
+import json
 import random
 import statistics
+import subprocess
 import sys
+import tempfile
 import time
 import warnings
 from collections.abc import Callable
@@ -53,7 +63,7 @@ from engine.cards import DECK
 from engine.events import DeckReshuffled
 from engine.rules import GameConfig, Variant
 from engine.simulate import ACTION_WEIGHTS, SimulatedDealer, new_hand, pick_weighted
-from tests.engine.pokerkit_oracle import pokerkit_state, run_differential
+from tests.engine.pokerkit_oracle import pokerkit_random_hand, pokerkit_state, run_differential
 
 CLOCK = time.perf_counter  # what the speed run times with (``--clock``)
 
@@ -124,6 +134,45 @@ def timed(run: Callable[[Variant, range, int], float], variant: Variant, seeds: 
     return run(variant, seeds, players)
 
 
+def replay_pokerkit_hands(count: int) -> int:
+    """PokerKit's random hands, written by PokerKit, replayed by ``studtable history replay``."""
+    print(f"PokerKit random hands replayed by 'studtable history replay --rules wsop2023', {count} per variant:")
+    bad_total = 0
+    with tempfile.TemporaryDirectory() as tmp:
+        for variant in Variant:
+            hands = [pokerkit_random_hand(random.Random(f"replay-{variant.value}-{k}"), variant) for k in range(count)]
+            paths = []
+            for k, h in enumerate(hands):
+                path = Path(tmp) / f"{variant.name}-{k}.phh"
+                path.write_text(h.text)
+                paths.append(str(path))
+            t0 = time.perf_counter()
+            proc = subprocess.run(
+                [sys.executable, "-m", "engine.cli", "history", "replay", "--rules", "wsop2023", *paths],
+                capture_output=True, text=True, check=False,
+            )
+            lines = [json.loads(line) for line in proc.stdout.splitlines()]
+            same = sum(
+                1 for h, line in zip(hands, lines, strict=False) if line.get("finishing_stacks") == h.finishing_stacks
+            )
+            ran_out = [line for h, line in zip(hands, lines, strict=False) if h.reshuffled]
+            ran_out_same = sum(
+                1 for h, line in zip(hands, lines, strict=False)
+                if h.reshuffled and line.get("finishing_stacks") == h.finishing_stacks
+            )
+            bad_total += count - same
+            for line in lines:
+                if "error" in line and count - same <= 3:
+                    print(f"    {line['file']}: {line['error']}")
+            print(
+                f"  {variant.value:6} {same} of {count} files replayed to PokerKit's stacks; "
+                f"{len(ran_out)} ran out of cards ({ran_out_same} of them replayed) "
+                f"({time.perf_counter() - t0:.0f} s)"
+            )
+    print(f"  files that did not replay to PokerKit's stacks: {bad_total}")
+    return 1 if bad_total else 0
+
+
 def main() -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--hands", type=int, default=2000, help="hands per variant, played by both sides")
@@ -133,44 +182,51 @@ def main() -> int:
     ap.add_argument("--warmup", type=int, default=2000, help="engine hands played untimed first, per variant")
     ap.add_argument("--clock", choices=("wall", "cpu"), default="wall", help="time blocks by wall clock or CPU time")
     ap.add_argument("--diff", type=int, default=0, help="differential hands per variant (0: skip)")
+    ap.add_argument("--replay", type=int, default=0, help="PokerKit PHH files per variant replayed by the CLI")
     args = ap.parse_args()
     global CLOCK
     CLOCK = time.process_time if args.clock == "cpu" else time.perf_counter
-    chunk = max(1, min(args.chunk, args.hands))
-    print(
-        f"engine vs PokerKit 0.7.7, {args.hands} complete random hands per variant (the same hands both sides), "
-        f"{args.players} players; interleaved blocks of {chunk} hands, {args.rounds} pass(es), {args.clock} clock"
-    )
-    worst = float("inf")
-    for variant in Variant:
-        # Warm-up, untimed (see the module docstring).
-        engine_hands(variant, range(10**6, 10**6 + args.warmup), args.players)
-        pokerkit_hands(variant, range(10**6, 10**6 + chunk), args.players)
-        ours_total = theirs_total = 0.0
-        ratios: list[float] = []
-        k = 0
-        for _ in range(args.rounds):
-            for first in range(0, args.hands, chunk):
-                seeds = range(first, min(first + chunk, args.hands))
-                if k % 2 == 0:
-                    ours = timed(engine_hands, variant, seeds, args.players)
-                    theirs = timed(pokerkit_hands, variant, seeds, args.players)
-                else:
-                    theirs = timed(pokerkit_hands, variant, seeds, args.players)
-                    ours = timed(engine_hands, variant, seeds, args.players)
-                k += 1
-                ours_total += ours
-                theirs_total += theirs
-                ratios.append(theirs / ours)
-        played = args.hands * args.rounds
-        median = statistics.median(ratios)
-        worst = min(worst, median)
+    status = 0
+    if args.replay:
+        status = replay_pokerkit_hands(args.replay)
+    if not args.hands and not args.diff:
+        return status
+    chunk = max(1, min(args.chunk, args.hands or 1))
+    if args.hands:
         print(
-            f"  {variant.value:6} engine {played / ours_total:6.0f} hands/s   pokerkit {played / theirs_total:5.0f} hands/s   "
-            f"ratio: median {median:5.1f}x   lowest block {min(ratios):5.1f}x   summed times {theirs_total / ours_total:5.1f}x"
-            f"   ({len(ratios)} blocks)"
+            f"engine vs PokerKit 0.7.7, {args.hands} complete random hands per variant (the same hands both sides), "
+            f"{args.players} players; interleaved blocks of {chunk} hands, {args.rounds} pass(es), {args.clock} clock"
         )
-    print(f"  worst variant: median ratio {worst:.1f}x (goal: at least 10x)")
+        worst = float("inf")
+        for variant in Variant:
+            # Warm-up, untimed (see the module docstring).
+            engine_hands(variant, range(10**6, 10**6 + args.warmup), args.players)
+            pokerkit_hands(variant, range(10**6, 10**6 + chunk), args.players)
+            ours_total = theirs_total = 0.0
+            ratios: list[float] = []
+            k = 0
+            for _ in range(args.rounds):
+                for first in range(0, args.hands, chunk):
+                    seeds = range(first, min(first + chunk, args.hands))
+                    if k % 2 == 0:
+                        ours = timed(engine_hands, variant, seeds, args.players)
+                        theirs = timed(pokerkit_hands, variant, seeds, args.players)
+                    else:
+                        theirs = timed(pokerkit_hands, variant, seeds, args.players)
+                        ours = timed(engine_hands, variant, seeds, args.players)
+                    k += 1
+                    ours_total += ours
+                    theirs_total += theirs
+                    ratios.append(theirs / ours)
+            played = args.hands * args.rounds
+            median = statistics.median(ratios)
+            worst = min(worst, median)
+            print(
+                f"  {variant.value:6} engine {played / ours_total:6.0f} hands/s   pokerkit {played / theirs_total:5.0f} hands/s   "
+                f"ratio: median {median:5.1f}x   lowest block {min(ratios):5.1f}x   summed times {theirs_total / ours_total:5.1f}x"
+                f"   ({len(ratios)} blocks)"
+            )
+        print(f"  worst variant: median ratio {worst:.1f}x (goal: at least 10x)")
     if args.diff:
         print(f"differential against PokerKit (wsop2023), {args.diff} hands per variant:")
         total_bad = 0
@@ -202,8 +258,8 @@ def main() -> int:
                 f"({time.perf_counter() - t0:.0f} s)"
             )
         print(f"  total mismatches: {total_bad}; hands that ran out of cards: {total_out}")
-        return 1 if total_bad else 0
-    return 0
+        return 1 if total_bad or status else 0
+    return status
 
 
 if __name__ == "__main__":
