@@ -39,7 +39,7 @@ def table() -> str:
         effect = EFFECTS.get(r.id)
         code = f"engine/floor/rulings.py `{effect.__name__}`" if effect is not None else ""
         if r.handling == "enforced":
-            code = "engine/hand/ (by construction)"
+            code = "engine/table.py `_change_seat`, `_take_seat`" if r.id.startswith("table.") else "engine/hand/ (by construction)"
         elif effect is None:
             code = "prompt only (acknowledged)" if not r.changes_hand else "**prompt only: effect not implemented yet**"
         tests = ", ".join(index.get(r.id, [])) or "—"

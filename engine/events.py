@@ -440,6 +440,19 @@ class SeatLeft(Event):
 
 
 @dataclass(frozen=True)
+class SeatChanged(Event):
+    """RRoP 3.1: a player changes seats (or is moved) between hands with the same stack; not a buy-in."""
+
+    type: ClassVar[str] = "seat_changed"
+    seat: int
+    to: int
+
+    @classmethod
+    def from_fields(cls, d: dict[str, Any]) -> SeatChanged:
+        return cls(_int("seat", d["seat"], 1), _int("to", d["to"], 1))
+
+
+@dataclass(frozen=True)
 class ChipsAdded(Event):
     """RRoP 3.1: adding to a stack is not a buy-in; any amount, between hands only."""
 

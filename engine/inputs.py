@@ -35,7 +35,7 @@ MAX_CHIPS = 100_000_000
 MAX_SEAT = 10
 MAX_TEXT = 200  # a report's note, a device id, a prompt or option id
 
-TABLE_OPS = ("seat", "leave", "add_chips", "sit_out", "sit_in", "start_hand")
+TABLE_OPS = ("seat", "leave", "move", "add_chips", "sit_out", "sit_in", "start_hand")
 ACTIONS = ("fold", "check", "call", "bring_in", "complete", "bet", "raise")
 SHOE_STATUSES = ("ok", "unknown_tag", "foreign_deck", "duplicate")
 # gap: messages skipped; restart: a device restarted and may have lost some; forged: a message
@@ -76,11 +76,14 @@ class TableOp(Input):
     seat: int | None = None
     name: str = ""
     amount: int = 0
+    to: int | None = None  # move: the seat the player changes to (RRoP 3.1)
 
     def to_json(self) -> dict[str, Any]:
         data: dict[str, Any] = {"kind": self.kind, "op": self.op}
         if self.seat is not None:
             data["seat"] = self.seat
+        if self.to is not None:
+            data["to"] = self.to
         if self.op == "seat":
             data["name"] = self.name
         if self.op in ("seat", "add_chips"):
@@ -377,6 +380,8 @@ def _table(f: _Fields) -> TableOp:
         amount = f.integer("amount", 1, MAX_CHIPS)
         assert amount is not None
         return TableOp(op, seat, amount=amount)
+    if op == "move":
+        return TableOp(op, seat, to=f.seat("to"))
     return TableOp(op, seat)
 
 

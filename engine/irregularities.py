@@ -634,6 +634,16 @@ RULES: Final[tuple[Rule, ...]] = (
         blocks=(),
         changes_hand=False,
     ),
+    # ---- the table between hands (002 3.1, 2.2) ----------------------------------------------
+    Rule(
+        "table.seat-change",
+        "002 3.1; 2.2 (return within the hour)",
+        "A seat change keeps the stack",
+        "enforced",
+        "the table op move (between hands); a player who left and sits down again",
+        "A player who changes seats keeps the same stack, short or not: it is not a buy-in. A player back in "
+        "the same game brings back the amount taken out when leaving.",
+    ),
 )
 
 BY_ID: Final[dict[str, Rule]] = {r.id: r for r in RULES}

@@ -19,6 +19,7 @@ from engine.events import (
     Event,
     HandStarted,
     Outputs,
+    SeatChanged,
     SeatEntry,
     SeatLeft,
     SeatTaken,
@@ -63,6 +64,8 @@ class Table:
         self.hands_played = 0
         # RRoP 3.1: short buy-ins used, by player name (a player's history follows the name here).
         self.short_buy_ins: dict[str, int] = {}
+        # RRoP 2.2: players who left this game, by name: the stack they took and their short buy-ins.
+        self.left: dict[str, tuple[int, int]] = {}
 
     @property
     def in_hand(self) -> bool:
@@ -87,8 +90,13 @@ class Table:
             self._take_seat(event)
         elif isinstance(event, SeatLeft):
             self._between_hands("a player leaves")
-            self._seat(event.seat)
+            left = self._seat(event.seat)
+            # RRoP 2.2: "If you return to the same game within one hour of cashing out, your
+            # buy-in must be equal to the amount removed when leaving that game."
+            self.left[left.name] = (left.stack, left.short_buy_ins)
             del self.seats[event.seat]
+        elif isinstance(event, SeatChanged):
+            self._change_seat(event)
         elif isinstance(event, ChipsAdded):
             self._between_hands("chips are added")
             self._seat(event.seat).stack += event.amount
@@ -109,6 +117,18 @@ class Table:
             return outputs
         return Outputs()
 
+    def _change_seat(self, e: SeatChanged) -> None:
+        # RRoP 3.1: the player keeps the same stack, short or not; a seat change is not a buy-in.
+        self._between_hands("a seat changes")
+        moving = self._seat(e.seat)
+        if not 1 <= e.to <= self.seat_count:
+            raise TableError("engine.table", f"seat {e.to} does not exist at this {self.seat_count}-seat table")
+        if e.to in self.seats:
+            raise TableError("engine.table", f"seat {e.to} is taken by {self.seats[e.to].name}")
+        del self.seats[e.seat]
+        moving.seat = e.to
+        self.seats[e.to] = moving
+
     def _take_seat(self, e: SeatTaken) -> None:
         self._between_hands("a player sits down")
         if not 1 <= e.seat <= self.seat_count:
@@ -121,6 +141,20 @@ class Table:
             raise TableError("RRoP 2.2", f"{e.name} already has a seat at this table")
         full = self.config.full_buy_in
         short = 0
+        returning = self.left.get(e.name)
+        if returning is not None:
+            # RRoP 2.2: back in the same game, "your buy-in must be equal to the amount removed when
+            # leaving": that same stack, short or not, is not a new buy-in; less is refused; more
+            # is an ordinary buy-in (3.1).
+            taken, shorts = returning
+            if e.buy_in < taken:
+                raise TableError(
+                    "RRoP 2.2", f"{e.name} left this game with {taken}: coming back, the buy-in is {taken}"
+                )
+            if e.buy_in == taken:
+                del self.left[e.name]
+                self.seats[e.seat] = TableSeat(e.seat, e.name, e.buy_in, shorts)
+                return
         if e.buy_in < full:
             # RRoP 3.1: only one short buy-in.
             used = self.short_buy_ins.get(e.name, 0)

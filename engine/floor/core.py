@@ -9,20 +9,7 @@ sensor inputs held while a prompt is open.  Inputs arrive as JSON objects with a
 parsed once, by ``engine.inputs.parse_input``, into typed inputs; ``INPUTS`` is
 the handler of each input type:
 
-==================  ================  ==========================================
-kind                type              fields
-==================  ================  ==========================================
-``table``           ``TableOp``       op (seat, leave, add_chips, sit_out, sit_in, start_hand), seat, name, amount
-``action``          ``Action``        seat, action, amount: a player's action entered by the dealer
-``shoe_card``       ``ShoeCard``      card (or null), status (ok, unknown_tag, foreign_deck, duplicate), counter
-``camera``          ``CameraView``    seats {"3": {"up": [...], "down": 2}}, irregular [...]
-``manual_card``     ``ManualCard``    seat, card, face_up: a card keyed in when shoe or camera is down
-``show``/``muck``   ``Show``/``Muck``   seat, cards / seat (showdown)
-``report``          ``Report``        report (an irregularity rule id or short name), seat, card, burns, count, note
-``ruling``          ``Ruling``        prompt, option
-``source``          ``SourceStatus``  device, status (online, offline, gap), missing
-==================  ================  ==========================================
-
+==================  ================  ===================================
 ``handle`` turns an input into hand events: a shoe draw becomes the burn or
 the card for the seat the deal calls for next; a camera view is compared
 with the hand, and where it disagrees (a hole card face up, a card off the
@@ -59,6 +46,7 @@ from engine.events import (
     HandKilled,
     HandMucked,
     PlayerAction,
+    SeatChanged,
     SeatLeft,
     SeatTaken,
     SittingOut,
@@ -183,6 +171,10 @@ class Floor(ShoeMixin, CameraMixin, ReportsMixin, RulingsMixin):
         try:
             if op == "seat":
                 self._apply(SeatTaken(seat, inp.name, inp.amount), out)
+            elif op == "move":
+                # RRoP 3.1: a seat change keeps the stack (engine/table.py).
+                assert inp.to is not None
+                self._apply(SeatChanged(seat, inp.to), out)
             elif op == "leave":
                 self._apply(SeatLeft(seat), out)
             elif op == "add_chips":
@@ -308,7 +300,17 @@ class Floor(ShoeMixin, CameraMixin, ReportsMixin, RulingsMixin):
             # RRoP 3.6: cards are shown at the showdown.  Refused before any card is looked at, so
             # that no answer tells anything of the down cards (issue 19 item 1).
             raise FloorError(f"cards are shown at the showdown; the hand is {hand.phase.value}", "RRoP 3.6")
-        self._apply(CardsShown(inp.seat, inp.cards), out)
+        seat = inp.seat
+        if seat in {s.seat for s in hand.seats} and any(not c.known for c in hand.seat(seat).down):
+            own = {c for c in hand.seat(seat).all_cards if c.known}
+            elsewhere = [c for c in inp.cards if c.known and c not in own and c in hand.seen]
+            if elsewhere:
+                # RRoP 3.4: "If two cards of the same rank and suit are found, all action is void":
+                # a down card shown at the showdown that is already in play elsewhere.
+                c = elsewhere[0]
+                self._open("deck.duplicate-card", (seat,), out, card=c.name, card_code=str(c))
+                return
+        self._apply(CardsShown(seat, inp.cards), out)
 
     def _on_muck(self, inp: Muck, out: FloorOutputs) -> None:
         self._live_hand()

@@ -62,7 +62,7 @@ def test_every_rule_id_is_unique_and_cited() -> None:
     assert len(ids) == len(set(ids))
     for r in RULES:
         assert r.clause and r.ruling and r.handling in ("detected", "reported", "enforced", "advisory")
-        assert r.id.split(".")[0] in ("stud", "razz", "stud8", "misdeal", "dead", "deck", "deal", "betting", "showdown", "source")
+        assert r.id.split(".")[0] in ("stud", "razz", "stud8", "misdeal", "dead", "deck", "deal", "betting", "showdown", "source", "table")
 
 
 # ----------------------------------------------------------- the format's additions
