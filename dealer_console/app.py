@@ -99,6 +99,14 @@ def run(role: Role, cfg: AppConfig) -> int:
 
     host, port = cfg.host_port()
     user, password = cfg.login(role)
+    if QApplication.instance() is None:
+        # Qt aborts (SIGABRT) when its window platform lacks a system library: look before it loads.
+        from engine.configfile import ConfigFileError
+        from engine.syspkgs import missing_qt_packages, provide
+
+        line = provide(missing_qt_packages(), f"the {role} window")
+        if line:
+            raise ConfigFileError(None, None, line, "")
     app = QApplication.instance() or QApplication(sys.argv[:1])
     device = cfg.device or str(role)
     edge = MqttEdge(host=host, port=port, username=user, password=password, table=cfg.table, role=role,

@@ -94,6 +94,22 @@ def _screenshots(args: argparse.Namespace) -> int:
     return 0
 
 
+def _card_art() -> None:
+    """The camera's real card art (Debian's Aisleriot decks), installed when this process may; else
+    the camera draws the project's plain cards and says so in one line (vision/plain_deck.py)."""
+    import shutil
+
+    from engine.syspkgs import may_install, provide
+    from vision.deckart import AISLERIOT_DIR
+
+    need = [p for p, ok in (("gnome-cards-data", AISLERIOT_DIR.is_dir()),
+                            ("librsvg2-bin", shutil.which("rsvg-convert") is not None)) if not ok]
+    if need and may_install():
+        line = provide(need, "the camera's card art")
+        if line:
+            print(f"demo: {line}", file=sys.stderr)
+
+
 def _demo(args: argparse.Namespace) -> int:
     import json
     import logging
@@ -102,6 +118,8 @@ def _demo(args: argparse.Namespace) -> int:
 
     logging.basicConfig(level=logging.INFO if args.verbose else logging.ERROR,
                         format="%(asctime)s %(name)s %(levelname)s %(message)s", stream=sys.stderr)
+    if not args.no_camera:
+        _card_art()
     opts = DemoOptions(seed=args.seed, variant=args.variant, players=args.players, drill=args.drill,
                        workdir=args.keep, camera=not args.no_camera,
                        processes=args.processes)
@@ -114,6 +132,15 @@ def _demo(args: argparse.Namespace) -> int:
             except ImportError as exc:
                 ok, why = False, f"PySide6 is not installed ({exc}); pip install 'studtable[console]'"
         if ok:
+            # Qt aborts the process (SIGABRT) when its window platform lacks a system library:
+            # look first, install them when root, else one line naming them (and play headless).
+            from engine.syspkgs import missing_qt_packages, provide
+
+            line = provide(missing_qt_packages(), "the console and monitor windows")
+            if line:
+                print(f"demo: {line}; the table runs headless meanwhile", file=sys.stderr)
+                ok, why = False, ""
+        if ok:
             opts.autoplay = args.autoplay
             opts.pace = args.pace if args.pace is not None else (1.0 if args.autoplay else 0.3)
             if not args.autoplay:
@@ -124,8 +151,9 @@ def _demo(args: argparse.Namespace) -> int:
             except DemoError as exc:
                 print(f"demo: {exc}", file=sys.stderr)
                 return 1
-        print(f"demo: {why}; the console and monitor windows need a desktop session, so the table runs "
-              "headless and prints each hand as it is played", file=sys.stderr)
+        if why:
+            print(f"demo: {why}; the console and monitor windows need a desktop session, so the table runs "
+                  "headless and prints each hand as it is played", file=sys.stderr)
         narrate = sys.stdout
         opts.hands = args.hands if args.hands is not None else 3
     else:

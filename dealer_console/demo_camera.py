@@ -98,22 +98,19 @@ def check_card_art(art_dir: Path) -> None:
 def _deck_model(cache: Path) -> tuple[Any, Any]:
     """The demo deck's faces (Aisleriot art) and its enrollment, cached next to the face images."""
     from vision.deck import EnrollmentError, enroll, load, read_face_dir, save
-    from vision.deckart import AISLERIOT_DIR, DeckArtError, face_dir
+    from vision.plain_deck import card_faces
     from vision.scene import FaceSet
 
-    check_card_art(AISLERIOT_DIR)
-    try:
-        d = face_dir(DECK_ART)
-    except DeckArtError as exc:
-        raise CameraUnavailable(f"{exc} (or run with --no-camera)") from exc
+    # Aisleriot's art when it is installed, else the project's own plain cards (vision/plain_deck.py).
+    d, deck_name, _why = card_faces(DECK_ART)
     faces = FaceSet.load(d)
-    path = cache / f"{DECK_ART}.deck.npz"
+    path = cache / f"{deck_name}.deck.npz"
     try:
         return faces, load(path)
     except (OSError, EnrollmentError, ValueError):
         pass
     face_images, back = read_face_dir(d)
-    model = enroll(face_images, back, DECK_ART)
+    model = enroll(face_images, back, deck_name)
     try:
         cache.mkdir(parents=True, exist_ok=True)
         save(model, path)
@@ -268,9 +265,13 @@ class CameraProcess:
         self.capture = _Proxy(self._remote, "capture.", ("stall", "resume"))
 
     def start(self, timeout: float = 60.0) -> CameraProcess:
-        from vision.deckart import AISLERIOT_DIR
+        import sys
 
-        check_card_art(AISLERIOT_DIR)  # say so here, before a process is started for nothing
+        from vision.plain_deck import aisleriot_missing
+
+        why = aisleriot_missing(DECK_ART)
+        if why:  # one line; the camera runs all the same
+            print(f"demo: {why}", file=sys.stderr, flush=True)
         self._proc.start()
         conn = self._remote._conn
         if not conn.poll(timeout):

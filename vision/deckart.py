@@ -34,7 +34,8 @@ import numpy as np
 
 from engine.cards import DECK, Card
 
-AISLERIOT_DIR = Path("/usr/share/aisleriot/cards")
+# $STUDTABLE_AISLERIOT_DIR: another place (the tests point it at nothing to try a machine without it).
+AISLERIOT_DIR = Path(os.environ.get("STUDTABLE_AISLERIOT_DIR") or "/usr/share/aisleriot/cards")
 FACE_WIDTH = 300  # px; enough for index corners at 2x the largest on-table size
 
 _SUIT_IDS = {"c": "club", "d": "diamond", "h": "heart", "s": "spade"}
