@@ -78,7 +78,6 @@ import shutil
 import signal
 import subprocess
 import sys
-import tempfile
 import threading
 import time
 from collections.abc import Callable, Mapping
@@ -252,26 +251,23 @@ class ChildProcess:
         self.starts = 0
 
     def start(self) -> None:
-        with open(self.log_path, "ab") as logf:
-            self.proc = subprocess.Popen([sys.executable, "-m", "engine.cli", *self.args],
-                                         stdout=logf, stderr=subprocess.STDOUT)
+        from engine import procs
+
+        # Its own process group: a Ctrl-C at the terminal reaches the demo, which stops it in order.
+        self.proc = procs.studtable(self.args, self.log_path, new_group=True)
         self.starts += 1
 
     def stop(self) -> None:
-        if self.proc is not None and self.proc.poll() is None:
-            self.proc.send_signal(signal.SIGTERM)
-            try:
-                self.proc.wait(10)
-            except subprocess.TimeoutExpired:
-                self.proc.kill()
-                self.proc.wait()
+        from engine import procs
+
+        procs.stop(self.proc, 10)
         self.proc = None
 
     def kill(self) -> None:
         """SIGKILL: no clean shutdown, no offline message; the broker sends its Last Will."""
-        if self.proc is not None:
-            self.proc.kill()
-            self.proc.wait()
+        from engine import procs
+
+        procs.kill(self.proc)
         self.proc = None
 
     @property
@@ -395,7 +391,12 @@ class TableStack:
     def __init__(self, opts: DemoOptions, *, broker: Broker | None = None) -> None:
         self.opts = opts
         self._own_dir = opts.workdir is None
-        self.dir = Path(tempfile.mkdtemp(prefix="studtable-demo-")) if opts.workdir is None else opts.workdir
+        if opts.workdir is None:
+            from engine.procs import scratch_dir
+
+            self.dir = scratch_dir("studtable-demo-")  # and the folders of demos that died are removed
+        else:
+            self.dir = opts.workdir
         self.dir.mkdir(parents=True, exist_ok=True)
         self._own_broker = broker is None
         self.broker: Broker | Any = broker
@@ -1270,6 +1271,8 @@ def run_gui(opts: DemoOptions, *, hands_limit: int | None, stop_after: float | N
 
     stack = TableStack(opts).start()
     app = QApplication.instance() or QApplication(sys.argv[:1])
+    # Ctrl-C: Qt's loop runs no Python, so without this the windows would stay; quit, then stop all.
+    previous_sigint = signal.signal(signal.SIGINT, lambda *_: app.quit())
     guard_bool_refcounts()
     edges = []
     windows: list[Any] = []
@@ -1323,3 +1326,4 @@ def run_gui(opts: DemoOptions, *, hands_limit: int | None, stop_after: float | N
         for window in windows:
             window.close()
         stack.stop()
+        signal.signal(signal.SIGINT, previous_sigint)

@@ -20,6 +20,7 @@ from __future__ import annotations
 import contextlib
 import logging
 import os
+import signal
 import threading
 import time
 from collections import deque
@@ -119,6 +120,20 @@ def _deck_model(cache: Path) -> tuple[Any, Any]:
     return faces, model
 
 
+def _warm_up(faces: Any, model: Any) -> None:
+    """Read one rendered table before saying ready: on a fresh install numba compiles the matchers on
+    their first call (tens of seconds on a small machine), and a camera that spends the first hands
+    compiling reads none of their cards.  Compiled code is cached, so later starts take a second."""
+    from vision.calibration import calibrate
+    from vision.detect import Detector
+    from vision.scene import render_scene
+
+    t0 = time.monotonic()
+    scene = render_scene(faces, 1)
+    Detector(model, calibrate(scene.image, scene.layout)).detect(scene.image)
+    log.info("vision warmed up in %.1f s", time.monotonic() - t0)
+
+
 class _CountingCore(VisionCore):
     """The production core, counting what the demo's summary reports."""
 
@@ -160,6 +175,7 @@ class CameraService:
         self.bus = BusClient(host=broker.host, port=broker.port, username=user, password=password, table=table,
                              device=CAMERA_DEVICE, role=Role.VISION, session=time.time_ns() // 1_000_000,
                              version="1", capabilities=["up_cards", "down_count", "off_felt", "half_turned"])
+        _warm_up(faces, model)
         self.core = _CountingCore(Detector(model, self.calibration, reuse=True),
                                   Tracker(self.calibration.layout, stable_frames), self._publish, table,
                                   CAMERA_DEVICE, 1)
@@ -272,7 +288,18 @@ class CameraProcess:
         why = aisleriot_missing(DECK_ART)
         if why:  # one line; the camera runs all the same
             print(f"demo: {why}", file=sys.stderr, flush=True)
-        self._proc.start()
+        # Ctrl-C at the terminal signals the whole group; the demo stops the camera in order.  So the child
+        # is born ignoring SIGINT (an ignored signal stays ignored through exec, and Python then installs
+        # no KeyboardInterrupt handler), also while it is still importing.
+        try:
+            previous = signal.signal(signal.SIGINT, signal.SIG_IGN)
+        except ValueError:  # not the main thread: nothing to change
+            previous = None
+        try:
+            self._proc.start()
+        finally:
+            if previous is not None:
+                signal.signal(signal.SIGINT, previous)
         conn = self._remote._conn
         if not conn.poll(timeout):
             self._proc.terminate()
@@ -315,6 +342,10 @@ def _camera_main(conn: Any, login: dict[str, Any], table: str, seats: int, seed:
 
     from types import SimpleNamespace
 
+    from engine.procs import die_with_parent
+
+    die_with_parent()  # the demo killed or aborted: this process goes too
+    signal.signal(signal.SIGINT, signal.SIG_IGN)  # Ctrl-C reaches the whole group: the demo stops us
     logging.basicConfig(level=log_level, format="%(asctime)s %(name)s %(levelname)s %(message)s")
     # The camera is a second opinion next to the shoe; the shoe -> engine -> console path is what the
     # dealer waits on.  On a shared machine the vision service yields the CPU to it (a real table runs
