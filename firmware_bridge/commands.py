@@ -107,15 +107,20 @@ def _deck_enroll(args: argparse.Namespace) -> int:
 
 
 def _enroll_from_shoe(args: argparse.Namespace, reg: Any) -> Any:
-    """Draw each card through the shoe; the dealer types what it is (Enter accepts the suggestion)."""
+    """Draw each card through the shoe and type its name.  Names pair with tags strictly in the order
+    drawn: a refused name keeps that tag waiting (firmware_bridge.deck.Enrollment), and Enter accepts
+    only a suggestion checked against the tag (the card it had in the deck being re-enrolled)."""
     import queue
 
     from engine import wire
-    from engine.cards import Card, CardError
     from firmware_bridge.bridge import BridgeCore, SerialBridge
     from firmware_bridge.deck import DeckError, Enrollment
 
-    enrol = Enrollment(args.name, reg.tag_index())
+    known_here = {}
+    if args.replace and args.name in reg.names():
+        known_here = dict(reg.load(args.name).tags)
+    elsewhere = {uid: v for uid, v in reg.tag_index().items() if v[0] != args.name}
+    enrol = Enrollment(args.name, elsewhere, known_here)
     uids: queue.Queue[str] = queue.Queue()
 
     def sink(msg: wire.Message) -> None:
@@ -126,20 +131,29 @@ def _enroll_from_shoe(args: argparse.Namespace, reg: Any) -> Any:
     print(f"Enrolling deck {args.name!r}: draw each card through the shoe and type its name (e.g. Ah, Td).")
     try:
         while not enrol.complete:
-            missing = enrol.missing()
-            suggestion = missing[0]
-            try:
-                uid_hex = uids.get(timeout=30)
-            except queue.Empty:
+            while True:  # every tag drawn so far joins the queue, in order
+                try:
+                    uid_hex = uids.get(timeout=0 if enrol.current is not None else 30)
+                except queue.Empty:
+                    break
+                try:
+                    enrol.drawn(bytes.fromhex(uid_hex))
+                except DeckError as exc:
+                    print(f"  tag {uid_hex} not taken: {exc}")
+            uid = enrol.current
+            if uid is None:
                 problem = bridge.problems[-1] if bridge.problems else "no card drawn for 30 s"
                 print(f"  waiting for the next card ({problem})")
                 continue
-            answer = input(f"[{52 - len(missing) + 1}/52] tag {uid_hex}: card? [{suggestion}] ").strip()
+            hint = enrol.suggestion()
+            queued = f", {len(enrol.waiting) - 1} more drawn" if len(enrol.waiting) > 1 else ""
+            prompt = f"[{len(enrol.pairs) + 1}/52] tag {uid.hex()}{queued}: card? " + (f"[{hint}] " if hint else "")
             try:
-                card = Card.parse(answer) if answer else suggestion
-                enrol.add(bytes.fromhex(uid_hex), card)
-            except (CardError, DeckError) as exc:
+                card = enrol.name_current(input(prompt))
+            except DeckError as exc:
                 print(f"  not taken: {exc}")
+                continue
+            print(f"  {card} ({card.name}) = tag {uid.hex()}")
         return enrol.finish()
     except (EOFError, KeyboardInterrupt):
         print(f"\nstopped; {len(enrol.pairs)} of 52 cards were enrolled and nothing was saved")

@@ -143,12 +143,72 @@ def read_import(path: Path, name: str) -> Deck:
 
 
 class Enrollment:
-    """Building a deck one tag at a time, refusing a mistake the moment it is made."""
+    """Building a deck one tag at a time, refusing a mistake the moment it is made.
 
-    def __init__(self, name: str, known_elsewhere: dict[bytes, tuple[str, Card]] | None = None) -> None:
+    From the shoe the dealer draws cards and types their names, and the two must never slip out of
+    step: every drawn tag waits in ``waiting`` (in the order drawn) until a name is accepted for it.
+    A name that is refused (not a card, a card already enrolled) leaves that tag at the head of the
+    queue, waiting for the right name; only a tag that cannot belong to this deck at all (drawn twice,
+    another deck's) is dropped, with the error saying so.  A suggestion for Enter is offered only when
+    it was checked against the tag: the card the same tag had in the deck being re-enrolled
+    (``known_here``); otherwise the dealer must type the name.
+    """
+
+    def __init__(self, name: str, known_elsewhere: dict[bytes, tuple[str, Card]] | None = None,
+                 known_here: dict[bytes, Card] | None = None) -> None:
         self.name = name
         self.pairs: dict[bytes, Card] = {}
         self._elsewhere = known_elsewhere or {}
+        self._known_here = dict(known_here or {})
+        self.waiting: list[bytes] = []
+
+    def drawn(self, uid: bytes) -> None:
+        """A tag came out of the shoe: it waits for its name (a tag that cannot be enrolled is refused now)."""
+        if uid in self.pairs or uid in self.waiting:
+            raise DeckError(f"tag {uid.hex()} was already drawn"
+                            + (f" and enrolled as {self.pairs[uid]}" if uid in self.pairs else "")
+                            + "; it is not counted again: draw the next card")
+        if uid in self._elsewhere:
+            deck, other = self._elsewhere[uid]
+            raise DeckError(f"tag {uid.hex()} belongs to deck {deck!r} (as {other}); keep that card out of this "
+                            "deck and draw the next one")
+        self.waiting.append(uid)
+
+    @property
+    def current(self) -> bytes | None:
+        """The tag whose name is asked for now (the oldest drawn and not yet named)."""
+        return self.waiting[0] if self.waiting else None
+
+    def suggestion(self) -> Card | None:
+        """What Enter accepts for the current tag: only a card checked against that tag, else None."""
+        uid = self.current
+        card = self._known_here.get(uid) if uid is not None else None
+        if card is None or card in self.pairs.values():
+            return None
+        return card
+
+    def name_current(self, answer: str) -> Card:
+        """Name the current tag (``''``: the checked suggestion).  A refused name keeps the tag waiting."""
+        uid = self.current
+        if uid is None:
+            raise DeckError("no card is waiting for a name: draw the next card")
+        text = answer.strip()
+        if not text:
+            card = self.suggestion()
+            if card is None:
+                raise DeckError(f"type the name of the card with tag {uid.hex()} (e.g. Ah, Td); "
+                                "there is no checked suggestion for it")
+        else:
+            try:
+                card = Card.parse(text)
+            except ValueError as exc:
+                raise DeckError(f"{text!r} is not a card ({exc}); type it again for tag {uid.hex()}") from None
+        try:
+            self.add(uid, card)
+        except DeckError as exc:
+            raise DeckError(f"{exc}; tag {uid.hex()} still waits for its name") from None
+        self.waiting.pop(0)
+        return card
 
     def add(self, uid: bytes, card: Card) -> None:
         if not card.known:

@@ -101,3 +101,38 @@ def test_resolver_statuses_and_new_hand() -> None:
     assert (foreign.card, foreign.deck, foreign.status) == (blue_card, "blue", Status.FOREIGN_DECK)
     with pytest.raises(DeckError, match="deck 'green' is not enrolled"):
         Resolver([red], "green")
+
+
+def test_a_refused_name_keeps_its_tag_waiting_so_nothing_shifts() -> None:
+    """#23 item 7: the next name pairs with the same tag, not with the next card drawn."""
+    uids = make_uids(4, 11)
+    truth = dict(zip(uids, (Card.parse(c) for c in ("Ah", "Kd", "7c", "2s")), strict=True))
+    e = Enrollment("red")
+    for uid in uids[:3]:
+        e.drawn(uid)  # three cards drawn before the dealer types anything
+    with pytest.raises(DeckError, match=f"not a card.*tag {uids[0].hex()}"):
+        e.name_current("Zz")
+    assert e.current == uids[0]
+    assert e.name_current("Ah") == truth[uids[0]]
+    with pytest.raises(DeckError, match=f"already enrolled.*tag {uids[1].hex()} still waits"):
+        e.name_current("Ah")  # a card already enrolled: the tag still waits
+    assert e.name_current("Kd") == truth[uids[1]]
+    with pytest.raises(DeckError, match="no checked suggestion"):
+        e.name_current("")  # Enter with nothing checked against the tag accepts nothing
+    assert e.name_current("7c") == truth[uids[2]]
+    e.drawn(uids[3])
+    assert e.name_current("2s") == truth[uids[3]]
+    assert e.pairs == truth and e.waiting == []
+    with pytest.raises(DeckError, match="already drawn"):
+        e.drawn(uids[0])
+
+
+def test_enter_accepts_only_a_suggestion_checked_against_the_tag() -> None:
+    uids = make_uids(2, 12)
+    old = {uids[0]: Card.parse("Qs"), uids[1]: Card.parse("3h")}
+    e = Enrollment("red", known_here=old)  # re-enrolling: the tags' old cards are checked suggestions
+    e.drawn(uids[1])
+    assert e.suggestion() == Card.parse("3h")
+    assert e.name_current("") == Card.parse("3h")
+    e.drawn(uids[0])
+    assert e.name_current("Qs") == Card.parse("Qs")
