@@ -40,7 +40,7 @@ ACTIONS = ("fold", "check", "call", "bring_in", "complete", "bet", "raise")
 SHOE_STATUSES = ("ok", "unknown_tag", "foreign_deck", "duplicate")
 # gap: messages skipped; restart: a device restarted and may have lost some; forged: a message
 # claimed a source that may not send on its channel; store: the event store cannot write.
-SOURCE_STATUSES = ("online", "offline", "gap", "restart", "forged", "store")
+SOURCE_STATUSES = ("online", "offline", "gap", "restart", "forged", "store", "lost")
 
 
 class InputError(ValueError):
@@ -245,7 +245,7 @@ class SourceStatus(Input):
 
     def to_json(self) -> dict[str, Any]:
         data: dict[str, Any] = {"kind": self.kind, "device": self.device, "status": self.status}
-        if self.status in ("gap", "restart"):
+        if self.status in ("gap", "restart", "lost"):
             data["missing"] = self.missing
         if self.channel:
             data["channel"] = self.channel

@@ -605,9 +605,24 @@ RULES: Final[tuple[Rule, ...]] = (
         "A sensor restarted and may have lost messages",
         "detected",
         "the shoe reports a reset or lost events, or a device's new session does not start at its first message",
-        "{device} restarted: {missing} card(s) may be missing. Count the cards at each seat against the screen.",
+        "{device} restarted: {missing} card(s) may be missing. Count the cards at each seat against the screen "
+        "before the next card is dealt.",
         (CONFIRM,),
-        blocks=(),
+        # the next card must not silently take a lost card's slot: the shoe's cards wait for the ruling
+        blocks=("deal",),
+        changes_hand=False,
+    ),
+    Rule(
+        "source.lost",
+        "DESIGN (sequence numbers)",
+        "Cards from the shoe never arrived",
+        "detected",
+        "the shoe's messages skip a sequence number or an event counter (a broker that lost an acknowledged "
+        "message, a bridge that lost one)",
+        "{missing} message(s) from {device} never arrived: cards may be missing. Count the cards at each seat "
+        "against the screen before the next card is dealt.",
+        (CONFIRM,),
+        blocks=("deal",),
         changes_hand=False,
     ),
     Rule(

@@ -21,6 +21,7 @@ stored too: replaying it refuses it again, so the replay stays exact.
 from __future__ import annotations
 
 import logging
+import re
 import threading
 import time
 from collections.abc import Mapping
@@ -164,7 +165,7 @@ def input_from_message(msg: Message) -> dict[str, Any] | None:
             if body.get("boot") is not None:
                 inp["boot"] = body["boot"]  # with the source and counter: this draw, for good (see _draws)
             return inp
-        if msg.kind == "device_error":
+        if msg.kind == "device_error" and body.get("code") != "events_missing":  # that one: source.lost
             return {"kind": "source", "device": msg.source, "status": "gap", "missing": 0}
         return None
     if msg.channel is Channel.VISION and msg.kind == "observation":
@@ -319,6 +320,9 @@ class EngineService:
         #: (shoe device, boot) -> the shoe's event counters of the draws taken (a bridge that
         #: restarts may publish a draw again, under a new session: it is not dealt twice)
         self._draws: dict[tuple[str, int], set[int]] = {}
+        self._last_boot: dict[str, int] = {}  # shoe device -> the boot count of its last card
+        self._reset_seen: dict[str, bool] = {}  # a reset notice came after that card
+        self._losses_told: set[tuple[str, int, int]] = set()  # told, but the message not yet stored
         self._pending_history: list[dict[str, Any]] = []
 
     # -- replay ---------------------------------------------------------------------
@@ -331,6 +335,8 @@ class EngineService:
         heads = self.store.heads()
         for ev in self.store.events():
             self._applied = ev.offset
+            if ev.kind == NOTE and ev.payload.get("message") == "reset":
+                self._reset_seen[source_of(ev.source)] = True
             if ev.kind in ("engine_start", NOTE):
                 continue
             self.core.apply(source_of(ev.source), ev.payload, ev.session, ev.seq)
@@ -536,24 +542,59 @@ class EngineService:
                         inp.get("boot"))
             inp = None  # stored as a note: the sequence keeps no hole
         try:
+            # What this message says about messages that never came is told first, so that a
+            # blocking prompt holds the card that revealed the loss (it must not take a lost
+            # card's slot).  Stored before the message; not told twice if its append fails.
+            mark = (key, msg.session, msg.seq)
+            if mark not in self._losses_told:
+                for own in self._losses(msg, tracked, inp):
+                    self._accept_own(own)
+                    self.publish()
+                self._losses_told.add(mark)
             if inp is None:
                 # Nothing for the table (shoe loaded, a reset notice): stored all the same, so the
                 # sequence has no hole after a restart.
-                self.store.append(key, msg.session, msg.seq, NOTE, {"kind": NOTE, "message": msg.kind})
-                return
-            appended = self.store.append(key, msg.session, msg.seq, str(inp["kind"]), inp)
+                appended = self.store.append(key, msg.session, msg.seq, NOTE, {"kind": NOTE, "message": msg.kind})
+            else:
+                appended = self.store.append(key, msg.session, msg.seq, str(inp["kind"]), inp)
         except StoreError:
             self.core.tracker.restore(key, before)  # delivered again later: it must not look seen
             raise
         if appended.duplicate and appended.offset <= self._applied:
             return
         self._applied = max(self._applied, appended.offset)
+        self._losses_told.discard(mark)
+        if inp is None:
+            return
         out = self.core.apply(msg.source, inp, msg.session, msg.seq)
         self._note_draw(msg.source, inp)
-        if tracked.verdict is Verdict.GAP and msg.channel in (Channel.SHOE, Channel.VISION):
-            missing = tracked.missing[1] - tracked.missing[0] + 1 if tracked.missing else 1
-            self._owed.append({"kind": "source", "device": msg.source, "status": "gap", "missing": missing})
         self._after(out)
+
+    def _losses(self, msg: Message, tracked: Any, inp: Mapping[str, Any] | None) -> list[dict[str, Any]]:
+        """Gaps always prompt (issue 19 item 11): messages that never came (a sequence gap, a new
+        session not starting at 1: on the shoe's channel ``source.lost``, whose prompt holds the
+        shoe's next cards until the dealer has counted; elsewhere ``source.gap``), a shoe that
+        restarted (its reset notice, or a new boot count seen on its cards: ``source.restart``),
+        events the shoe itself lost (``source.lost`` with their count)."""
+        own: list[dict[str, Any]] = []
+        if tracked.verdict in (Verdict.GAP, Verdict.NEW_SESSION) and tracked.missing:
+            missing = tracked.missing[1] - tracked.missing[0] + 1
+            status = "lost" if msg.channel is Channel.SHOE else "gap"
+            own.append({"kind": "source", "device": msg.source, "status": status, "missing": missing})
+        if msg.channel is Channel.SHOE:
+            if msg.kind == "reset":
+                self._reset_seen[msg.source] = True
+                own.append({"kind": "source", "device": msg.source, "status": "restart"})
+            elif msg.kind == "device_error" and msg.body.get("code") == "events_missing":
+                found = re.search(r"lost (\d+) event", str(msg.body.get("text", "")))
+                own.append({"kind": "source", "device": msg.source, "status": "lost",
+                            "missing": int(found.group(1)) if found else 1})
+            elif inp is not None and inp.get("kind") == "shoe_card" and inp.get("boot") is not None:
+                last = self._last_boot.get(msg.source)
+                if last is not None and last != int(inp["boot"]) and not self._reset_seen.get(msg.source):
+                    own.append({"kind": "source", "device": msg.source, "status": "restart"})
+                self._reset_seen[msg.source] = False
+        return own
 
     def _drawn_before(self, source: str, inp: Mapping[str, Any]) -> bool:
         if inp.get("kind") != "shoe_card" or inp.get("boot") is None or inp.get("counter") is None:
@@ -561,8 +602,11 @@ class EngineService:
         return int(inp["counter"]) in self._draws.get((source, int(inp["boot"])), set())
 
     def _note_draw(self, source: str, inp: Mapping[str, Any]) -> None:
-        if inp.get("kind") == "shoe_card" and inp.get("boot") is not None and inp.get("counter") is not None:
-            self._draws.setdefault((source, int(inp["boot"])), set()).add(int(inp["counter"]))
+        if inp.get("kind") == "shoe_card" and inp.get("boot") is not None:
+            self._last_boot[source] = int(inp["boot"])
+            self._reset_seen[source] = False
+            if inp.get("counter") is not None:
+                self._draws.setdefault((source, int(inp["boot"])), set()).add(int(inp["counter"]))
 
     def _after(self, out: FloorOutputs | None) -> None:
         # The input's own effect first: the state that follows from it (for the input that ends

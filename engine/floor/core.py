@@ -339,6 +339,8 @@ class Floor(ShoeMixin, CameraMixin, ReportsMixin, RulingsMixin):
             self._open("source.restart", (), out, device=device, missing=missing)
         elif status == "forged":
             self._open("source.forged", (), out, device=device, channel=inp.channel)
+        elif status == "lost":  # shoe messages that never came: its next cards wait for the ruling
+            self._open("source.lost", (), out, device=device, missing=inp.missing)
         else:  # store (engine.inputs.SOURCE_STATUSES): the service opens this one itself, outside the log
             self._open("source.store", (), out, device=device, problem=inp.problem)
 
