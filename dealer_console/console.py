@@ -12,6 +12,7 @@ The window only wires models to widgets and widgets to ``Commands``.
 
 from __future__ import annotations
 
+import html
 from collections.abc import Callable
 
 from PySide6.QtCore import Qt
@@ -27,16 +28,24 @@ from PySide6.QtWidgets import (
 )
 
 from dealer_console.cards import CardImages
+from dealer_console.controls import (
+    ROW_PX,
+    CardPicker,
+    ManualCardPanel,
+    RefusalLabel,
+    SeatingPage,
+    ShowdownPanel,
+    TapGuard,
+)
 from dealer_console.edge import REPORTS, Commands
 from dealer_console.enroll import EnrollWizard, TagSource
 from dealer_console.history import HistorySource
 from dealer_console.history_view import HistoryBrowser
 from dealer_console.model import TableModel
-from dealer_console.snapshot import OptionView
+from dealer_console.snapshot import OptionView, TableSnapshot, award_text
 from dealer_console.widgets import (
     ActionBar,
     HealthStrip,
-    ManualCardPanel,
     PromptPanel,
     ReportPanel,
     TableView,
@@ -44,6 +53,8 @@ from dealer_console.widgets import (
     scroll,
 )
 from engine.cards import Card, CardError
+
+PAGES = ("Table", "Seats", "History", "Deck")
 
 STYLE = """
 QMainWindow, QWidget#consoleRoot { background: #101416; }
@@ -77,17 +88,23 @@ def parse_manual_card(text: str) -> str:
         raise ValueError(f"{text!r} is not a card ({exc})") from None
 
 
+#: which panel shows the engine's refusal of each command kind (issue 21, 6)
+REFUSAL_AREA = {"action": "action", "show": "showdown", "muck": "showdown", "ruling": "prompt", "report": "report",
+                "manual_card": "manual", "table": "seating"}
+
+
 class ConsoleWindow(QMainWindow):
-    """The dealer's touch screen."""
+    """The dealer's touch screen.  Every control has a stable accessible name (docs/console.md)."""
 
     def __init__(self, model: TableModel, commands: Commands, *, images: CardImages | None = None,
                  history: HistorySource | None = None,
                  tag_source: Callable[[], TagSource] | None = None, decks_dir: str | None = None,
-                 title: str = "studtable dealer console") -> None:
+                 title: str = "studtable dealer console", tap_guard_s: float = 0.4) -> None:
         super().__init__()
         self.model = model
         self.commands = commands
         self.images = images or CardImages()
+        self.tap_guard = TapGuard(tap_guard_s, parent=self)
         self.setWindowTitle(title)
         self.setStyleSheet(STYLE)
         root = QWidget()
@@ -97,20 +114,22 @@ class ConsoleWindow(QMainWindow):
         outer.setContentsMargins(10, 8, 10, 10)
         outer.setSpacing(8)
 
-        # top: game line, device health, page buttons
+        # top: page buttons, game line, device health
         top = QHBoxLayout()
         self.page_buttons: dict[str, QPushButton] = {}
-        for name in ("Table", "History", "Deck"):
+        for name in PAGES:
             b = QPushButton(name)
             b.setObjectName(f"page_{name.lower()}")
+            b.setAccessibleName(f"page.{name.lower()}")
             b.setCheckable(True)
-            b.setMinimumHeight(36)
+            b.setMinimumHeight(ROW_PX)
             b.setFont(_font(15, True))
             top.addWidget(b)
             self.page_buttons[name] = b
         top.addSpacing(10)
         self.game = QLabel("")
         self.game.setObjectName("gameLine")
+        self.game.setAccessibleName("game-line")
         self.game.setFont(_font(16, True))
         self.game.setSizePolicy(QSizePolicy.Policy.Ignored, QSizePolicy.Policy.Preferred)
         top.addWidget(self.game, 1)
@@ -118,9 +137,11 @@ class ConsoleWindow(QMainWindow):
         top.addWidget(self.health_strip)
         outer.addLayout(top)
 
-        self.banner = QLabel("ENGINE UNREACHABLE: controls locked until it is back. Keep the cards where they are.")
+        self.banner = QLabel("")
         self.banner.setObjectName("engineBanner")
+        self.banner.setAccessibleName("banner")
         self.banner.setAlignment(Qt.AlignmentFlag.AlignCenter)
+        self.banner.setWordWrap(True)
         self.banner.setFont(_font(20, True))
         self.banner.setStyleSheet("color: white; background: #b3261e; border-radius: 8px; padding: 8px;")
         outer.addWidget(self.banner)
@@ -134,49 +155,93 @@ class ConsoleWindow(QMainWindow):
         h.setContentsMargins(0, 0, 0, 0)
         h.setSpacing(10)
         left = QVBoxLayout()
-        left.setSpacing(8)
+        left.setSpacing(6)
+        self.center = QStackedWidget()
         self.table = TableView(self.images)
-        left.addWidget(self.table, 1)
+        self.center.addWidget(self.table)
+        self.picker = CardPicker()
+        self.center.addWidget(self.picker)
+        left.addWidget(self.center, 1)
         self.announce = QLabel("")
         self.announce.setObjectName("announcement")
-        self.announce.setFont(_font(24, True))
-        self.announce.setStyleSheet("color: #ffe9a8; background: #1b2220; border-radius: 8px; padding: 6px 14px;")
-        self.announce.setMinimumHeight(48)
+        self.announce.setAccessibleName("announcements")
+        self.announce.setTextFormat(Qt.TextFormat.RichText)
+        self.announce.setWordWrap(True)
+        self.announce.setFont(_font(20, True))
+        self.announce.setStyleSheet("color: #ffe9a8; background: #1b2220; border-radius: 8px; padding: 4px 14px;")
+        self.announce.setMinimumHeight(ROW_PX)
         left.addWidget(self.announce)
-        self.actions = ActionBar()
-        left.addWidget(self.actions)
+        self.action_bar = ActionBar()
+        self.action_bar.guard = self.tap_guard
+        left.addWidget(self.action_bar)
+        self.action_refusal = RefusalLabel("action")
+        left.addWidget(self.action_refusal)
+        self.showdown = ShowdownPanel()
+        for b in (self.showdown.show_button, self.showdown.pick_button, self.showdown.muck_button):
+            self.tap_guard.guard(b)
+        left.addWidget(self.showdown)
+        self.next_hand = QPushButton("Next hand")
+        self.next_hand.setAccessibleName("hand.next")
+        self.next_hand.setObjectName("hand.next")
+        self.next_hand.setMinimumHeight(70)
+        self.next_hand.setFont(_font(24, True))
+        self.next_hand.setStyleSheet("QPushButton { color: white; background: #24527a; border-radius: 12px; }")
+        self.tap_guard.guard(self.next_hand)
+        left.addWidget(self.next_hand)
         h.addLayout(left, 1)
 
         side = QWidget()
-        side.setFixedWidth(340)
+        side.setFixedWidth(330)
         sv = QVBoxLayout(side)
         sv.setContentsMargins(0, 0, 0, 0)
-        sv.setSpacing(8)
+        sv.setSpacing(6)
         self.prompts = PromptPanel()
         sv.addWidget(scroll(self.prompts), 1)
+        self.prompt_refusal = RefusalLabel("prompt")
+        sv.addWidget(self.prompt_refusal)
         self.reports = ReportPanel(REPORTS)
         sv.addWidget(self.reports)
-        self.manual = ManualCardPanel(parse_manual_card)
+        self.report_refusal = RefusalLabel("report")
+        sv.addWidget(self.report_refusal)
+        self.manual = ManualCardPanel()
         sv.addWidget(self.manual)
         h.addWidget(side)
         self.pages.addWidget(table_page)
 
+        self.seating = SeatingPage()
+        self.pages.addWidget(self.seating)
         self.history = HistoryBrowser(history, self.images)
         self.pages.addWidget(self.history)
         self.enroll = EnrollWizard(self.images, tag_source, decks_dir)
         self.pages.addWidget(self.enroll)
-        for i, name in enumerate(("Table", "History", "Deck")):
+        for i, name in enumerate(PAGES):
             self.page_buttons[name].clicked.connect(lambda _=False, i=i: self.show_page(i))
         self.show_page(0)
+        self.refusals: dict[str, RefusalLabel] = {
+            "action": self.action_refusal, "showdown": self.showdown.refusal, "prompt": self.prompt_refusal,
+            "report": self.report_refusal, "manual": self.manual.refusal, "seating": self.seating.refusal}
+        self._picker_for: tuple[str, int | None] | None = None
+        self._shown_error: object = None
 
         # wiring: models -> widgets, widgets -> commands
         model.stateChanged.connect(self.on_state)
         model.promptsChanged.connect(self.on_prompts)
         model.healthChanged.connect(self.on_health)
-        self.actions.chosen.connect(self.on_action)
-        self.prompts.ruled.connect(self.commands.ruling)
-        self.reports.reported.connect(lambda rid, seat: self.commands.report(rid, seat))
-        self.manual.entered.connect(self.commands.manual_card)
+        self.action_bar.chosen.connect(self.on_action)
+        self.prompts.ruled.connect(lambda pid, oid: self._send("ruling", lambda: self.commands.ruling(pid, oid)))
+        self.reports.reported.connect(
+            lambda rid, seat: self._send("report", lambda: self.commands.report(rid, seat)))
+        self.manual.entered.connect(
+            lambda seat, card, up: self._send("manual_card", lambda: self.commands.manual_card(seat, card, up)))
+        self.manual.wants_picker.connect(self._pick_manual)
+        self.showdown.show_known.connect(lambda seat: self._send("show", lambda: self.commands.show(seat, [])))
+        self.showdown.muck.connect(lambda seat: self._send("muck", lambda: self.commands.muck(seat)))
+        self.showdown.pick.connect(self._pick_shown)
+        self.picker.picked.connect(self._picked)
+        self.picker.cancelled.connect(self._close_picker)
+        self.next_hand.clicked.connect(lambda: self._send("table", lambda: self.commands.table("start_hand", None)))
+        self.seating.command.connect(
+            lambda op, seat, fields: self._send("table", lambda: self.commands.table(op, seat, **fields)))
         self.on_state()
         self.on_prompts()
         self.on_health()
@@ -185,7 +250,7 @@ class ConsoleWindow(QMainWindow):
         self.pages.setCurrentIndex(index)
         for i, b in enumerate(self.page_buttons.values()):
             b.setChecked(i == index)
-        if index == 1:
+        if PAGES[index] == "History":
             self.history.reload()
 
     # -- model -> view --------------------------------------------------------
@@ -196,27 +261,46 @@ class ConsoleWindow(QMainWindow):
         self.game.setText(f"{snap.game_name or 'No game'}{limits}{hand}")
         self.game.setToolTip(f"{snap.game_name} {snap.stakes} ({snap.rules} rules)")
         self.table.show_snapshot(snap, {s for p in self.model.prompts for s in p.seats})
-        self.announce.setText(snap.announcement)
+        self.announce.setText(announcement_lines(snap))
+        showdown = self.showdown.set_snapshot(snap)
         if snap.phase == "dealing":
             idle = "Dealing…"
-        elif snap.phase == "showdown":
-            idle = f"{snap.acting_name} to show" if snap.to_act else "Showdown"
         elif snap.phase == "complete":
-            idle = "Hand over"
+            idle = "Hand over: tap Next hand when the pot is pushed"
         else:
             idle = "Waiting for the next hand" if snap.phase == "idle" else ""
-        self.actions.set_options(snap.options if snap.to_act is not None else (), idle)
+        betting = snap.to_act is not None and snap.phase == "betting"
+        self.action_bar.set_options(snap.options if betting else (), idle)
+        self.action_bar.setVisible(not showdown)
+        self.next_hand.setVisible(snap.phase in ("idle", "complete"))
         seats = [s.seat for s in snap.seats if s.in_hand or s.name]
         self.reports.set_seats(seats, snap.to_act)
-        self.manual.set_seats(seats)
+        nd = self.model.raw_state.get("next_deal")
+        self.manual.set_snapshot(snap, [d for d in nd if isinstance(d, dict)] if isinstance(nd, list) else [])
+        self.seating.set_snapshot(snap)
+        self._show_refusal()
         self._apply_enabled()
+
+    def _show_refusal(self) -> None:
+        err = self.model.raw_state.get("last_error")
+        if not isinstance(err, dict) or err == self._shown_error:
+            return
+        if err.get("source") != self.model.health.self_device:
+            return
+        self._shown_error = err
+        area = REFUSAL_AREA.get(str(err.get("input")), "action")
+        self.refusals[area].show_reason(str(err.get("reason") or "refused"))
 
     def on_prompts(self) -> None:
         self.prompts.set_prompts(self.model.prompts)
-        # An open ruling gets the whole side column: reports and manual entry wait until it is ruled.
+        for card in self.prompts.cards:
+            for b in card.buttons:
+                self.tap_guard.guard(b)
+        # An open ruling gets the side column; the reports wait, manual entry stays usable when the
+        # ruling says to key cards by hand (a prompt about a device that is down).
         open_prompt = bool(self.model.prompts)
         self.reports.setVisible(not open_prompt)
-        self.manual.setVisible(not open_prompt)
+        self.manual.setVisible(not open_prompt or any(p.rule.startswith("source.") for p in self.model.prompts))
         self.table.show_snapshot(self.model.snapshot, {s for p in self.model.prompts for s in p.seats})
         self._apply_enabled()
 
@@ -226,13 +310,67 @@ class ConsoleWindow(QMainWindow):
 
     def _apply_enabled(self) -> None:
         ok = self.model.controls_enabled
+        if not self.model.health.broker_online:
+            self.banner.setText("BROKER UNREACHABLE: this screen has lost the table's network (the broker). "
+                                "Controls locked until it is back. Keep the cards where they are.")
+        else:
+            self.banner.setText("ENGINE UNREACHABLE: controls locked until it is back. Keep the cards where they are.")
         self.banner.setVisible(not ok)
-        for w in (self.actions, self.prompts, self.reports, self.manual):
+        for w in (self.action_bar, self.prompts, self.reports, self.manual, self.showdown, self.next_hand,
+                  self.picker, self.seating):
             w.setEnabled(ok)
 
     # -- view -> commands -----------------------------------------------------
+    def _send(self, kind: str, send: Callable[[], object]) -> None:
+        if not self.model.controls_enabled:
+            return
+        for r in self.refusals.values():
+            r.show_reason(None)
+        send()
+
     def on_action(self, option: OptionView) -> None:
         seat = self.model.snapshot.to_act
-        if seat is None or not self.model.controls_enabled:
+        if seat is None:
             return
-        self.commands.action(seat, option)
+        self._send("action", lambda: self.commands.action(seat, option))
+
+    def _pick_manual(self, title: str) -> None:
+        self._picker_for = ("manual", None)
+        self.picker.begin(title, 1, allow_unknown=True)
+        self.center.setCurrentWidget(self.picker)
+
+    def _pick_shown(self, seat: int) -> None:
+        s = self.model.snapshot.seat(seat)
+        count = s.down_count if s is not None else 3
+        self._picker_for = ("show", seat)
+        self.picker.begin(f"Seat {seat} shows: tap its {count} down cards", count)
+        self.center.setCurrentWidget(self.picker)
+
+    def _picked(self, cards: list[str]) -> None:
+        target = self._picker_for
+        self._close_picker()
+        if target is None:
+            return
+        kind, seat = target
+        if kind == "manual":
+            self.manual.take(cards[0])
+        elif seat is not None:
+            self._send("show", lambda: self.commands.show(seat, cards))
+
+    def _close_picker(self) -> None:
+        self._picker_for = None
+        self.center.setCurrentWidget(self.table)
+
+
+def announcement_lines(snap: TableSnapshot, keep: int = 3) -> str:
+    """The latest announcements, newest first and brightest (a short history, not one line replaced)."""
+    if snap.awards and snap.phase == "complete":
+        lines = [award_text(a, snap) for a in snap.awards]
+        return "<br>".join(f"<span style='color:#7ee2a1'>{html.escape(x)}</span>" for x in lines)
+    texts = [a.text for a in snap.announcements][-keep:][::-1]
+    out = []
+    for i, text in enumerate(texts):
+        colour = "#ffe9a8" if i == 0 else "#9aa39c"
+        size = "" if i == 0 else " font-size: 15px;"
+        out.append(f"<span style='color:{colour};{size}'>{html.escape(text)}</span>")
+    return "<br>".join(out)

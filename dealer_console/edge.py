@@ -4,24 +4,18 @@ Kept thin on purpose (DESIGN: pure core, thin edges).  ``Commands`` turns a
 dealer's touch into the wire message the engine expects (``action``,
 ``report``, ``ruling``, ``manual_card`` on ``console/command``) and hands it
 to a ``CommandSink``; it decides nothing about poker (the amount comes from
-the option the engine offered).  ``MqttEdge`` is one paho-mqtt 2.x client:
-it logs in with the console or monitor role, sets a retained ``offline``
-Last Will on its availability topic, announces ``online`` and a birth at
-every connect, subscribes to what its role may read, decodes every message
-with ``engine.wire.decode`` (a message that breaks the contract is logged and
-dropped), and re-emits it as a Qt signal.  paho calls back on its network
-thread; a Qt signal emitted there is delivered to the GUI thread as a queued
-call, which is the only thread crossing in the console.
-
-``engine.bus.BusClient`` does the same for the services; it was not yet
-committed when this was written, so the console has its own few lines here.
+the option the engine offered).  ``BusEdge`` is the project's one bus client,
+``engine.bus.BusClient``, with a small Qt-signal adapter: it logs in with the
+console or monitor role, subscribes to what its role may read and re-emits
+every decoded message as a Qt signal.  paho calls back on its network thread;
+a Qt signal emitted there is delivered to the GUI thread as a queued call,
+which is the only thread crossing in the console.
 ``MemorySink`` captures what would be published (tests, screenshots).
 """
 
 from __future__ import annotations
 
 import logging
-import threading
 import time
 from typing import Any, Protocol
 
@@ -29,6 +23,7 @@ from PySide6.QtCore import QObject, Signal
 
 from dealer_console.snapshot import OptionView
 from engine import wire
+from engine.bus import BusClient
 from engine.wire import Channel, Message, Role, WireError
 
 log = logging.getLogger(__name__)
@@ -89,9 +84,27 @@ class Commands:
     def manual_card(self, seat: int, card: str, face_up: bool) -> Message:
         return self.sink.send("manual_card", seat=seat, card=card, face_up=face_up)
 
+    def show(self, seat: int, cards: list[str]) -> Message:
+        """The seat's hand shown: ``cards`` keyed on the picker, or none for the cards the shoe and camera
+        identified as dealt (the engine knows them; the console never does)."""
+        return self.sink.send("show", seat=seat, cards=list(cards))
 
-class MqttEdge(QObject):
-    """One paho-mqtt client for the console or the monitor; messages come out as Qt signals."""
+    def muck(self, seat: int) -> Message:
+        return self.sink.send("muck", seat=seat)
+
+    def table(self, op: str, seat: int | None, **fields: Any) -> Message:
+        """Seating and chips between hands, and the next hand (``start_hand``)."""
+        return self.sink.send("table", op=op, seat=seat, **fields)
+
+
+class BusEdge(QObject):
+    """The console's or the monitor's bus connection: ``engine.bus.BusClient`` with Qt signals.
+
+    The one MQTT client of the project (credentials, Last Will, online and birth at every
+    connect, re-subscription, decoding) does the work; this adapter only subscribes to what the
+    role may read and re-emits each message and each connection change as a Qt signal, which
+    Qt delivers on the GUI thread (a queued call: paho calls back on its network thread).
+    """
 
     received = Signal(object)  # engine.wire.Message
     connectionChanged = Signal(bool)
@@ -100,88 +113,41 @@ class MqttEdge(QObject):
                  role: Role = Role.CONSOLE, device: str | None = None, session: int | None = None,
                  parent: QObject | None = None) -> None:
         super().__init__(parent)
-        import paho.mqtt.client as mqtt
-        from paho.mqtt.enums import CallbackAPIVersion
-
         self.table = table
         self.role = Role(role)
         self.device = device or str(self.role)
-        wire.topic(table, Channel.AVAIL, self.device)  # checks the ids with a clear message
-        # The session counter must grow at each start; the wall clock in seconds does, without a state file.
-        self.session = session if session is not None else int(time.time())
-        self.host, self.port = host, port
-        self._seq = 0
-        self._lock = threading.Lock()
-        self.connected = False
-        self.invalid = 0
-        client = mqtt.Client(CallbackAPIVersion.VERSION2, client_id=self.device, protocol=mqtt.MQTTv311,
-                             clean_session=True)
-        client.username_pw_set(username, password)
-        will = wire.availability(table, self.device, online=False)
-        client.will_set(will.topic, wire.encode(will), qos=1, retain=True)
-        client.reconnect_delay_set(min_delay=1, max_delay=5)
-        client.on_connect = self._on_connect
-        client.on_disconnect = self._on_disconnect
-        client.on_message = self._on_message
-        self._client = client
+        # The session counter must grow at each start; the wall clock in ms does, without a state file.
+        self.session = session if session is not None else time.time_ns() // 1_000_000
+        self.client = BusClient(host=host, port=port, username=username, password=password, table=table,
+                                device=self.device, role=self.role, session=self.session,
+                                on_message=self._message, on_connection=self.connectionChanged.emit)
+        for channel in SUBSCRIPTIONS[self.role]:
+            self.client.subscribe(channel)
 
-    def start(self) -> MqttEdge:
-        """Connect in the background; paho keeps reconnecting until ``stop``."""
-        self._client.connect_async(self.host, self.port, keepalive=10)
-        self._client.loop_start()
+    @property
+    def connected(self) -> bool:
+        return self.client.connected
+
+    @property
+    def invalid(self) -> int:
+        return self.client.invalid_count
+
+    def start(self) -> BusEdge:
+        self.client.start(wait=None)  # paho keeps trying until the broker answers; the strip shows it
         return self
 
     def stop(self) -> None:
-        if self.connected:
-            off = wire.availability(self.table, self.device, online=False)
-            self._client.publish(off.topic, wire.encode(off), qos=1, retain=True).wait_for_publish(2)
-        self._client.disconnect()
-        self._client.loop_stop()
+        self.client.stop(2.0)
 
     def send(self, kind: str, **body: Any) -> Message:
         """Publish one console command (QoS and retain from the wire contract)."""
         if self.role is not Role.CONSOLE:
             raise WireError(f"the {self.role} role sends no commands")
-        with self._lock:
-            self._seq += 1
-            msg = wire.make(self.table, Channel.COMMAND, kind, source=self.device, session=self.session,
-                            seq=self._seq, **body)
-            spec = msg.spec
-            self._client.publish(msg.topic, wire.encode(msg), qos=spec.qos, retain=spec.retained)
-        return msg
+        return self.client.publish(Channel.COMMAND, kind, **body)
 
-    # -- paho callbacks: network thread -----------------------------------------
-    def _on_connect(self, client: Any, userdata: Any, flags: Any, reason: Any, props: Any) -> None:
-        if reason.is_failure:
-            log.error("%s: the broker refused the login (%s); check the %s role's username and password",
-                      self.device, reason, self.role)
-            return
-        online = wire.availability(self.table, self.device, online=True)
-        client.publish(online.topic, wire.encode(online), qos=1, retain=True)
-        body: dict[str, Any] = {"role": str(self.role), "version": "1", "capabilities": []}
-        if "last_seq" in {f.name for f in wire.schemas()[(Channel.BIRTH, "birth")].fields}:
-            body["last_seq"] = self._seq  # the contract grew this field; send it when it is there
-        birth = wire.make(self.table, Channel.BIRTH, "birth", source=self.device, session=self.session, seq=0,
-                          **body)
-        client.publish(birth.topic, wire.encode(birth), qos=1, retain=True)
-        filters = [(wire.topic_filter(self.table, c), wire.CHANNELS[c].qos) for c in SUBSCRIPTIONS[self.role]]
-        client.subscribe(filters)
-        self.connected = True
-        self.connectionChanged.emit(True)
-
-    def _on_disconnect(self, client: Any, userdata: Any, flags: Any, reason: Any, props: Any) -> None:
-        if self.connected:
-            log.warning("%s: lost the broker (%s); reconnecting", self.device, reason)
-        self.connected = False
-        self.connectionChanged.emit(False)
-
-    def _on_message(self, client: Any, userdata: Any, raw: Any) -> None:
-        try:
-            msg = wire.decode(raw.topic, bytes(raw.payload))
-        except WireError as exc:
-            self.invalid += 1
-            log.warning("%s: dropped a message on %s: %s", self.device, raw.topic, exc)
-            return
-        if msg.source == self.device:
-            return
+    def _message(self, msg: Message) -> None:
         self.received.emit(msg)
+
+
+#: the name the console's network edge had before it was built on BusClient
+MqttEdge = BusEdge

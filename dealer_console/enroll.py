@@ -163,7 +163,7 @@ class EnrollWizard(QWidget):
             return None
         missing = self.enrollment.missing()
         fresh = [c for c in missing if c not in self.skipped]
-        return (fresh or missing or [None])[0]
+        return fresh[0] if fresh else missing[0] if missing else None
 
     def on_tag(self, uid: bytes) -> None:
         card = self.expected()

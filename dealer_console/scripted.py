@@ -122,11 +122,11 @@ def scripted_hand(table_id: str = TABLE_ID) -> list[Step]:
     hand = table.hand
     assert hand is not None
     while hand.phase is Phase.SHOWDOWN:
-        seat = hand.to_act
-        assert seat is not None
-        shown = CardsShown(seat, tuple(hand.seat(seat).down))
+        showing = hand.to_act
+        assert showing is not None
+        shown = CardsShown(showing, tuple(hand.seat(showing).down))
         table.apply(shown)
-        snap(f"seat {seat} shows", shown, {"showdown"})
+        snap(f"seat {showing} shows", shown, {"showdown"})
     steps[-1].tags.add("complete")
     return steps
 

@@ -248,6 +248,24 @@ def options_with_shortcuts(raw: Sequence[Any]) -> tuple[OptionView, ...]:
     return tuple(out)
 
 
+def option_names(options: Sequence[tuple[str, int]]) -> tuple[str, ...]:
+    """The accessible name of each action button, from ``(action, amount)`` in the engine's order.
+
+    The first option of a kind is ``action.<kind>`` (``action.fold``, ``action.call``,
+    ``action.raise``); a second of the same kind (the open pair's ``Bet 10`` beside ``Bet 5``)
+    is ``action.<kind>.<amount>``.  The demo's simulated players find their button this way.
+    """
+    seen: set[str] = set()
+    names: list[str] = []
+    for action, amount in options:
+        name = f"action.{action}"
+        if name in seen:
+            name = f"{name}.{amount}"
+        seen.add(name)
+        names.append(name)
+    return tuple(names)
+
+
 def read_prompts(raw: Any) -> tuple[PromptView, ...]:
     """Prompts in either shape the engine may send.
 

@@ -13,7 +13,6 @@ reports, manual card) are small widgets that emit what the dealer chose.
 from __future__ import annotations
 
 import math
-from collections.abc import Callable
 
 from PySide6.QtCore import QPointF, QRectF, QSize, Qt, QTimer, Signal
 from PySide6.QtGui import (
@@ -28,14 +27,12 @@ from PySide6.QtGui import (
     QShortcut,
 )
 from PySide6.QtWidgets import (
-    QButtonGroup,
     QComboBox,
     QFrame,
     QGridLayout,
     QGroupBox,
     QHBoxLayout,
     QLabel,
-    QLineEdit,
     QPushButton,
     QScrollArea,
     QSizePolicy,
@@ -44,8 +41,9 @@ from PySide6.QtWidgets import (
 )
 
 from dealer_console.cards import CardImages, card_name
+from dealer_console.controls import TapGuard
 from dealer_console.health import DeviceHealth, age_text
-from dealer_console.snapshot import OptionView, PromptView, SeatView, TableSnapshot
+from dealer_console.snapshot import OptionView, PromptView, SeatView, TableSnapshot, option_names
 
 FELT = QColor("#1d6b43")
 FELT_EDGE = QColor("#5a3a1c")
@@ -118,7 +116,7 @@ class SeatWidget(QFrame):
         self.stack.setFont(_font(name_px, True))
         self.status.setFont(_font(max(10, round(name_px * 0.8)), True))
         self.empty = seat is None or (not seat.name and not seat.in_hand)
-        if self.empty:
+        if self.empty or seat is None:
             self.name.setText(f"{number}  open")
             self.stack.setText("")
             self.status.setText("")
@@ -383,11 +381,12 @@ class TableView(QWidget):
 class ActionButton(QPushButton):
     """A large touch button with its keyboard key shown in the corner."""
 
-    def __init__(self, option: OptionView, key: str, parent: QWidget | None = None) -> None:
+    def __init__(self, option: OptionView, key: str, name: str, parent: QWidget | None = None) -> None:
         super().__init__(option.label, parent)
         self.option = option
         self.key = key
         self.setObjectName(f"action_{option.action}")
+        self.setAccessibleName(name)
         self.setMinimumHeight(78)
         self.setMinimumWidth(150)
         self.setFont(_font(26, True))
@@ -427,8 +426,33 @@ class ActionBar(QWidget):
         self.idle.setMinimumHeight(78)
         self.layout_.addWidget(self.idle)
         self.setMinimumHeight(82)
+        self.guard: TapGuard | None = None
+        self._shown: tuple[OptionView, ...] | None = None
+        self._held: tuple[tuple[OptionView, ...], str] | None = None
+        self._hold_timer = QTimer(self)
+        self._hold_timer.setInterval(30)
+        self._hold_timer.timeout.connect(self._release_held)
+
+    def _release_held(self) -> None:
+        from PySide6.QtWidgets import QApplication
+
+        if self._held is None:
+            self._hold_timer.stop()
+        elif QApplication.mouseButtons() == Qt.MouseButton.NoButton:
+            self._hold_timer.stop()
+            self.set_options(*self._held)
 
     def set_options(self, options: tuple[OptionView, ...], idle_text: str = "") -> None:
+        """The options of the player to act.  While a finger is still down on the screen the new
+        buttons are held back until it lifts, so they never appear under it (issue 21, 4)."""
+        from PySide6.QtWidgets import QApplication
+
+        if QApplication.mouseButtons() != Qt.MouseButton.NoButton and options != self._shown:
+            self._held = (options, idle_text)
+            self._hold_timer.start()
+            return
+        self._held = None
+        self._shown = options
         for b in self.buttons:
             self.layout_.removeWidget(b)
             b.deleteLater()
@@ -438,9 +462,12 @@ class ActionBar(QWidget):
         self.buttons, self._shortcuts = [], []
         self.idle.setVisible(not options)
         self.idle.setText(idle_text)
+        names = option_names([(o.action, o.amount) for o in options])
         for i, o in enumerate(options):
             keys = [k for k in (o.shortcut, str(i + 1) if i < 9 else "") if k]
-            b = ActionButton(o, " · ".join(keys), self)
+            b = ActionButton(o, " · ".join(keys), names[i], self)
+            if self.guard is not None:
+                self.guard.guard(b)
             b.clicked.connect(lambda _=False, o=o: self.chosen.emit(o))
             self.layout_.addWidget(b)
             self.buttons.append(b)
@@ -493,6 +520,7 @@ class PromptCard(QFrame):
         for o in prompt.options:
             b = QPushButton(o.label)
             b.setObjectName(f"ruling_{o.id}")
+            b.setAccessibleName(f"prompt.option.{o.id}")
             b.setMinimumHeight(56)
             b.setFont(_font(19, True))
             b.setStyleSheet("QPushButton { color: #111; background: #ffb35c; border-radius: 10px; padding: 4px 10px; }"
@@ -573,6 +601,7 @@ class HealthStrip(QFrame):
             if pill is None:
                 pill = QLabel(self)
                 pill.setObjectName(f"health_{r.device or 'broker'}")
+                pill.setAccessibleName(f"health.{r.device or 'broker'}")
                 pill.setFont(_font(13, True))
                 self.pills[r.name] = pill
                 self._h.insertWidget(i, pill)
@@ -600,6 +629,7 @@ class ReportPanel(QGroupBox):
         g.setSpacing(6)
         self.seat = QComboBox()
         self.seat.setObjectName("reportSeat")
+        self.seat.setAccessibleName("report.seat")
         self.seat.setMinimumHeight(40)
         self.seat.setFont(_font(16))
         g.addWidget(QLabel("Seat"), 0, 0)
@@ -608,6 +638,7 @@ class ReportPanel(QGroupBox):
         for i, (rid, label, needs_seat) in enumerate(reports):
             b = QPushButton(label)
             b.setObjectName(f"report_{rid}")
+            b.setAccessibleName(f"report.{rid}")
             b.setMinimumHeight(46)
             b.setFont(_font(14, True))
             b.clicked.connect(lambda _=False, rid=rid, s=needs_seat: self.reported.emit(rid, self.current_seat()
@@ -629,78 +660,6 @@ class ReportPanel(QGroupBox):
     def current_seat(self) -> int | None:
         data = self.seat.currentData()
         return data if isinstance(data, int) else None
-
-
-class ManualCardPanel(QGroupBox):
-    """Card entry by hand for when the shoe or the camera is down: seat, card (or ?? unknown), up or down."""
-
-    entered = Signal(int, str, bool)
-
-    def __init__(self, parse: Callable[[str], str], parent: QWidget | None = None) -> None:
-        super().__init__("Manual card", parent)
-        self.setObjectName("manualPanel")
-        self.parse = parse
-        g = QGridLayout(self)
-        g.setSpacing(6)
-        self.seat = QComboBox()
-        self.seat.setObjectName("manualSeat")
-        self.seat.setMinimumHeight(40)
-        self.seat.setFont(_font(16))
-        self.card = QLineEdit()
-        self.card.setObjectName("manualCard")
-        self.card.setPlaceholderText("Ah, Td or ??")
-        self.card.setMinimumHeight(40)
-        self.card.setFont(_font(18, True))
-        self.card.setMaxLength(3)
-        self.up = QPushButton("Up")
-        self.down = QPushButton("Down")
-        group = QButtonGroup(self)
-        for b in (self.up, self.down):
-            b.setCheckable(True)
-            b.setMinimumHeight(40)
-            b.setFont(_font(15, True))
-            group.addButton(b)
-        self.up.setChecked(True)
-        self.enter = QPushButton("Enter card")
-        self.enter.setObjectName("manualEnter")
-        self.enter.setMinimumHeight(46)
-        self.enter.setFont(_font(15, True))
-        self.error = QLabel("")
-        self.error.setStyleSheet("color: #ff9a9a;")
-        self.error.setWordWrap(True)
-        g.addWidget(self.seat, 0, 0)
-        g.addWidget(self.card, 0, 1)
-        g.addWidget(self.up, 1, 0)
-        g.addWidget(self.down, 1, 1)
-        g.addWidget(self.enter, 2, 0, 1, 2)
-        g.addWidget(self.error, 3, 0, 1, 2)
-        self.error.hide()
-        self.enter.clicked.connect(self._enter)
-        self.card.returnPressed.connect(self._enter)
-
-    def set_seats(self, seats: list[int]) -> None:
-        current = self.seat.currentData()
-        self.seat.clear()
-        for s in seats:
-            self.seat.addItem(f"Seat {s}", s)
-        if current in seats:
-            self.seat.setCurrentIndex(seats.index(current))
-
-    def _enter(self) -> None:
-        seat = self.seat.currentData()
-        try:
-            code = self.parse(self.card.text())
-        except ValueError as exc:
-            self.error.setText(str(exc))
-            self.error.show()
-            return
-        if not isinstance(seat, int):
-            self.error.setText("choose a seat")
-            self.error.show()
-            return
-        self.error.hide()
-        self.entered.emit(seat, code, self.up.isChecked())
-        self.card.clear()
 
 
 def scroll(widget: QWidget) -> QScrollArea:

@@ -39,6 +39,7 @@ from __future__ import annotations
 from collections.abc import Callable, Mapping
 from typing import Any
 
+from engine.cards import Card
 from engine.events import (
     CallOnly,
     CardsShown,
@@ -56,7 +57,7 @@ from engine.floor.prompts import FloorError, FloorOutputs
 from engine.floor.reports import ReportsMixin
 from engine.floor.rulings import RulingsMixin
 from engine.floor.shoe import ShoeMixin
-from engine.hand import IllegalAction, Phase, Street
+from engine.hand import Hand, IllegalAction, Phase, Street
 from engine.inputs import (
     SENSOR_INPUTS,
     Action,
@@ -301,16 +302,31 @@ class Floor(ShoeMixin, CameraMixin, ReportsMixin, RulingsMixin):
             # that no answer tells anything of the down cards (issue 19 item 1).
             raise FloorError(f"cards are shown at the showdown; the hand is {hand.phase.value}", "RRoP 3.6")
         seat = inp.seat
+        cards = inp.cards or self._shown_as_dealt(hand, seat)
         if seat in {s.seat for s in hand.seats} and any(not c.known for c in hand.seat(seat).down):
             own = {c for c in hand.seat(seat).all_cards if c.known}
-            elsewhere = [c for c in inp.cards if c.known and c not in own and c in hand.seen]
+            elsewhere = [c for c in cards if c.known and c not in own and c in hand.seen]
             if elsewhere:
                 # RRoP 3.4: "If two cards of the same rank and suit are found, all action is void":
                 # a down card shown at the showdown that is already in play elsewhere.
                 c = elsewhere[0]
                 self._open("deck.duplicate-card", (seat,), out, card=c.name, card_code=str(c))
                 return
-        self._apply(CardsShown(seat, inp.cards), out)
+        self._apply(CardsShown(seat, cards), out)
+
+    def _shown_as_dealt(self, hand: Hand, seat: int) -> tuple[Card, ...]:
+        """A show with no cards: the down cards as the shoe or camera identified them (the console,
+        which never sees a hole card, taps "show"); refused, naming no card, when one was never
+        identified (the dealer then keys the cards the player turns up)."""
+        try:
+            s = hand.seat(seat)
+        except IllegalAction:
+            raise FloorError(f"seat {seat} has no cards in this hand", "RRoP 3.6") from None
+        down = tuple(c for c, up in s.cards if not up)
+        if not all(c.known for c in down):
+            raise FloorError(f"seat {seat}'s down cards were not all identified when dealt: key the shown cards",
+                             "RRoP 3.6")
+        return down
 
     def _on_muck(self, inp: Muck, out: FloorOutputs) -> None:
         self._live_hand()

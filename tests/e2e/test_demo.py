@@ -1,6 +1,7 @@
 """The whole table end to end: embedded broker, engine, shoe simulator on a pty read by the
 bridge, simulated dealer and players through console commands; every hand checked against
-what the simulated shoe really dealt (dealer_console/demo.py)."""
+what the simulated shoe really dealt (dealer_console/demo/); the dealer and players press the
+console's own widgets by accessible name."""
 
 from __future__ import annotations
 

@@ -1,0 +1,69 @@
+"""The demo table's options, its names and its one error type."""
+
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from pathlib import Path
+
+DRILLS = ("shoe-cable", "broker-restart", "premature-card", "engine-kill", "exposed-holecard", "card-off-table",
+          "camera-stall")
+# Drills that need the camera: only it can see these.
+CAMERA_DRILLS = ("exposed-holecard", "card-off-table", "camera-stall")
+NAMES = ("Ann", "Bob", "Cy", "Dee", "Eve", "Fay")
+VARIANTS = {"stud": "F7S", "F7S": "F7S", "stud8": "F7S/8", "F7S/8": "F7S/8", "razz": "FR", "FR": "FR"}
+SHOE_DEVICE = "shoe-1"
+CONSOLE_DEVICE = "console-sim"  # the people's eyes: a console-role client that reads the state
+DEALER_CONSOLE = "console-1"  # the dealer's touch screen (the real ConsoleWindow)
+RECORDER_DEVICE = "recorder-sim"
+ENGINE_DEVICE = "engine"
+# How often a simulated player picks each kind of action when it is legal (engine.simulate's weights).
+ACTION_WEIGHTS = {"fold": 2, "check": 6, "call": 6, "bring_in": 6, "complete": 2, "bet": 3, "raise": 2}
+
+
+class DemoError(RuntimeError):
+    """Something in the demo table failed; the message says what and where to look."""
+
+
+# ----------------------------------------------------------------------------- options
+
+
+@dataclass
+class DemoOptions:
+    hands: int = 5
+    seed: int = 1
+    variant: str = "F7S"
+    players: int = 6
+    stack: int = 500
+    table: str = "demo"
+    drill: str | None = None
+    pace: float = 0.0  # seconds between the dealer's and the players' moves
+    autoplay: bool = True  # the simulated players act; False: a person presses the console's buttons
+    step_timeout: float = 15.0  # longest wait for the engine to answer one input
+    engine_process: bool = False  # run the engine as a `studtable engine` process (engine-kill needs it)
+    workdir: Path | None = None  # keep the broker config, store and pty here (default: a temp dir)
+    camera: bool = True  # the simulated overhead camera and the vision service reading it
+    bridge_process: bool = False  # run the shoe bridge as a `studtable bridge` process (else a thread here)
+    processes: bool = False  # engine and bridge as their own processes, as a real table runs them
+    camera_fps: float = 12.0
+
+    def check(self) -> None:
+        if self.variant not in VARIANTS:
+            raise DemoError(f"unknown variant {self.variant!r}; use one of {', '.join(sorted(set(VARIANTS)))}")
+        self.variant = VARIANTS[self.variant]
+        if not 2 <= self.players <= 6:
+            # 7 or 8 players can run out of cards on seventh street (RRoP stud 15: common card or
+            # reshuffle); the engine's shoe input has no way yet to say which, so the demo stops at 6.
+            raise DemoError("--players must be 2 to 6 (a seven- or eight-handed deal may need a common card)")
+        if self.drill is not None and self.drill not in DRILLS:
+            raise DemoError(f"unknown drill {self.drill!r}; drills: {', '.join(DRILLS)}")
+        if self.drill == "engine-kill":
+            self.engine_process = True
+        if self.processes:
+            self.engine_process = self.bridge_process = True
+        if self.drill in CAMERA_DRILLS and not self.camera:
+            raise DemoError(f"the {self.drill} drill needs the camera (leave out --no-camera)")
+        if self.hands < 1:
+            raise DemoError("--hands must be at least 1")
+
+

@@ -1,0 +1,327 @@
+"""The simulated people at the table: the dealer and the players, who act only through the console."""
+
+
+from __future__ import annotations
+
+import random
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass, field
+from typing import Any, TextIO
+
+from dealer_console.console import ConsoleWindow
+from dealer_console.demo.drills import Drills
+from dealer_console.demo.options import (
+    ACTION_WEIGHTS,
+    NAMES,
+    DemoError,
+    DemoOptions,
+)
+from dealer_console.demo.stack import TableStack, signature
+from dealer_console.demo.truth import TruthCheck
+from dealer_console.driver import DriverError, ThreadedDriver
+from dealer_console.snapshot import option_names
+
+# ----------------------------------------------------------------------------- the simulated people
+
+
+@dataclass
+class HandTruth:
+    hand_id: int
+    cards: list[tuple[str, int | None, bool | None, str]] = field(default_factory=list)  # (kind, seat, up, card)
+    actions: list[tuple[int, str, int | None]] = field(default_factory=list)
+    shown: dict[int, list[str]] = field(default_factory=dict)
+
+    def down_cards(self, seat: int) -> list[str]:
+        return [c for kind, s, up, c in self.cards if kind == "card" and s == seat and not up]
+
+
+def percentile(values: list[float], q: float) -> float | None:
+    if not values:
+        return None
+    xs = sorted(values)
+    k = min(len(xs) - 1, max(0, round(q / 100 * (len(xs) - 1))))
+    return xs[k]
+
+
+def latency_summary(values_s: list[float]) -> dict[str, Any]:
+    ms = [v * 1000 for v in values_s]
+    def r(x: float | None) -> float | None:
+        return None if x is None else round(x, 2)
+    return {"n": len(ms), "p50": r(percentile(ms, 50)), "p99": r(percentile(ms, 99)),
+            "max": r(max(ms) if ms else None)}
+
+
+class Narrator:
+    """Prints the hands as they are played, as the table monitor would show them (no hole cards)."""
+
+    def __init__(self, out: TextIO | None) -> None:
+        self.out = out
+        self._said: set[str] = set()
+
+    def say(self, text: str) -> None:
+        if self.out is not None:
+            print(text, file=self.out, flush=True)
+
+    def announcements(self, state: Mapping[str, Any]) -> None:
+        for a in state.get("announcements", []):
+            key = f"{state.get('hand_id')}:{a.get('kind')}:{a.get('text')}"
+            if key not in self._said:
+                self._said.add(key)
+                self.say(f"    dealer: {a.get('text')}")
+
+
+class SimulatedTable(Drills, TruthCheck):
+    """The dealer and the players: they see only the console's view and act on it."""
+
+    def __init__(self, stack: TableStack, opts: DemoOptions, narrate: TextIO | None = None) -> None:
+        self.stack = stack
+        self.opts = opts
+        self.rng = random.Random(opts.seed)
+        self.watch = stack.watch
+        self.say = Narrator(narrate)
+        self.truths: dict[int, HandTruth] = {}
+        self.names: dict[int, str] = {i + 1: NAMES[i] for i in range(opts.players)}
+        self.latencies: list[float] = []
+        self.inputs = {"cards_drawn": 0, "actions": 0, "shows": 0, "rulings": 0}
+        self.prompts_seen: dict[str, dict[str, Any]] = {}
+        self.prompts_resolved: list[str] = []
+        self.expected_rules: set[str] = set()
+        self.drill_report: dict[str, Any] = {}
+        self.drill_done = False
+        self.failures: list[str] = []
+        self.verified: list[str] = []
+        self.hand_events = 0
+        self.chips: dict[str, int] = {}
+        self.camera_checks: list[dict[str, Any]] = []
+        self.camera_stalled_until: int | None = None  # camera-stall drill: the street it comes back on
+        #: the dealer's hands on the console's touch screen (``run`` attaches the window's driver)
+        self.console: ThreadedDriver | None = None
+
+    # -- plumbing ---------------------------------------------------------------------
+    def _pause(self, factor: float = 1.0) -> None:
+        if self.opts.pace > 0:
+            self.watch.stopping.wait(self.opts.pace * factor)
+
+    def _press(self, name: str, sig: str | None = None) -> None:
+        """Tap the console's control ``name`` once the console shows the state the people decided on
+        (``sig``: the watch's signature then), as a dealer's finger does; never a command behind it."""
+        console = self.console
+        if console is None:
+            raise DemoError("the simulated dealer has no console to press (SimulatedTable.console is unset)")
+        window = console.driver.window
+        assert isinstance(window, ConsoleWindow)
+        want = self.watch.sig if sig is None else sig
+
+        def ready() -> bool:
+            return signature(window.model.raw_state) == want
+
+        try:
+            console.press(name, ready=ready, timeout=self.opts.step_timeout)
+        except DriverError as exc:
+            raise DemoError(f"the dealer could not press {name!r} on the console: {exc}") from None
+        self.inputs["taps"] = self.inputs.get("taps", 0) + 1
+
+    def _press_action(self, seat: int, option: Mapping[str, Any], *, wait: bool = True) -> None:
+        """The player's choice, pressed on the console's action bar (its button found by name)."""
+        state = self.watch.current()
+        options = list(state.get("options") or [])
+        names = option_names([(str(o["action"]), int(o.get("amount") or 0)) for o in options])
+        name = names[options.index(option)]
+        amount = None if option["action"] in ("fold", "check") else option["amount"]
+        sig, err = self.watch.sig, state.get("last_error")
+        self._press(name, sig)
+        self.truths[int(state["hand_id"])].actions.append((seat, str(option["action"]), amount))
+        self.inputs["actions"] += 1
+        self.say.say(f"    {self.names.get(seat, seat)}: {option.get('label') or option['action']}")
+        if wait:
+            self._await_change(sig, err, f"seat {seat}'s {option['action']}")
+
+    def _await_change(self, sig: str, error: Any, what: str, timeout: float | None = None) -> dict[str, Any]:
+        """Wait until the state shows the engine took our input; a new refusal is a failure."""
+        w = self.watch
+
+        def changed() -> bool:
+            s = w.state or {}
+            return w.sig != sig or (s.get("last_error") is not None and s.get("last_error") != error)
+
+        w.wait(changed, timeout or self.opts.step_timeout, f"the engine to take {what}")
+        state = w.current()
+        if w.sig == sig and state.get("last_error"):
+            raise DemoError(f"the engine refused {what}: {state['last_error'].get('reason')}")
+        return state
+
+    def _draw(self, state: Mapping[str, Any], slot: Mapping[str, Any] | None, wait: bool = True,
+              kind: str | None = None, lay: Callable[[Any, int, str], None] | None = None) -> str:
+        """The dealer draws the next card from the shoe and puts it where ``slot`` says
+        (``lay(camera_table, seat, card)`` puts it somewhere else: the drills' mistakes)."""
+        sig, err = self.watch.sig, state.get("last_error")
+        uid = self.stack.sim.draw()
+        card = str(self.stack.deck.tags[uid])
+        self.inputs["cards_drawn"] += 1
+        truth = self.truths[int(state["hand_id"])]
+        if kind is None:
+            assert slot is not None
+            kind = str(slot["kind"])
+            truth.cards.append((kind, slot.get("seat"), bool(slot.get("face_up")) if kind == "card" else None, card))
+            if kind == "card" and self.stack.camera is not None:
+                felt = self.stack.camera.table_camera
+                if lay is not None:
+                    lay(felt, int(slot["seat"]), card)
+                else:
+                    felt.deal(int(slot["seat"]), card, bool(slot.get("face_up")))
+        else:
+            truth.cards.append((kind, None, None, card))
+        if wait:
+            self._await_change(sig, err, f"the {card} from the shoe")
+            drawn_at = self.stack.draw_times.get(uid)
+            if drawn_at is not None:
+                self.latencies.append(self.watch.sig_at - drawn_at)
+        return card
+
+    # -- one hand ----------------------------------------------------------------------
+    def play(self) -> None:
+        for k in range(self.opts.hands):
+            if self.watch.stopping.is_set():
+                break
+            self.play_hand(k)
+
+    def play_hand(self, k: int) -> None:
+        w = self.watch
+        # A prompt may be open as the hand starts (a device's gap reported late): the loop below rules on it.
+        done = set(self.truths)
+
+        def started() -> bool:
+            s = w.state or {}
+            return s.get("phase") == "dealing" and s.get("hand_id") not in done
+
+        while not started():
+            w.wait(lambda: w.state is not None, self.opts.step_timeout, "the table's state")
+            state = w.current()
+            if state.get("prompts"):
+                self._rule(state)
+            elif state.get("phase") in ("idle", "complete"):
+                # The result stays on both screens until the dealer taps Next hand.
+                self._pause()
+                sig, err = w.sig, state.get("last_error")
+                self._press("hand.next", sig)
+                self._await_change(sig, err, "the next hand")
+            else:
+                w.wait(started, self.opts.step_timeout, "the next hand to start")
+        state = w.current()
+        hand_id = int(state["hand_id"])
+        self.truths[hand_id] = HandTruth(hand_id)
+        self.stack.sim.load()  # the dealer loads a freshly shuffled deck into the shoe
+        if self.stack.camera is not None:
+            self.stack.camera.table_camera.clear()  # the last hand's cards are in the muck
+        self.say.say(f"Hand {hand_id}: {state['game']['name']}, "
+                     + ", ".join(f"{s['name']} {s['stack']}" for s in state["seats"] if s["in_hand"]))
+        street = None
+        while not w.stopping.is_set():
+            state = w.current()
+            if state.get("hand_id") != hand_id or state.get("phase") == "complete":
+                break
+            self.say.announcements(state)
+            if state.get("street") != street and state.get("phase") == "betting":
+                street = state.get("street")
+                self.say.say(f"  {street}, pot {state['pot']}: " + "  ".join(
+                    f"{s['name']} [{' '.join(c['card'] if c['up'] else 'xx' for c in s['cards'])}]"
+                    for s in state["seats"] if s["status"] in ("active", "all_in")))
+            if self._drill(state, k):
+                continue
+            if state.get("prompts"):
+                self._rule(state)
+            elif state["phase"] == "dealing":
+                self._deal(state)
+            elif state["phase"] == "betting":
+                self._act(state)
+            elif state["phase"] == "showdown":
+                self._show(state)
+            else:
+                raise DemoError(f"the table is in phase {state['phase']!r}, which the dealer does not know")
+        self._check_camera(hand_id)
+        self._check_hand(hand_id)
+
+    def _deal(self, state: Mapping[str, Any]) -> None:
+        slots = state.get("next_deal") or []
+        if not slots:
+            seats = "; ".join(f"{x['seat']} {x['status']} " + " ".join(c["card"] if c["up"] else "xx" for c in x["cards"])
+                              for x in state["seats"])
+            raise DemoError(f"the state says dealing but names no next card (next_deal is empty); street "
+                            f"{state.get('street_index')}, prompts {state.get('prompts')}, seats: {seats}")
+        if slots[0].get("kind") == "set_aside":
+            # RRoP stud 14: the engine says the next draws after a premature card are set aside.
+            card = self._draw(state, None, wait=True, kind="removed")
+            self.say.say(f"    set aside {card}")
+            return
+        self._pause(0.4)
+        self._draw(state, slots[0])
+
+    def _act(self, state: Mapping[str, Any]) -> None:
+        seat = int(state["to_act"])
+        options = list(state.get("options") or [])
+        if not options:
+            raise DemoError(f"seat {seat} is to act but the state lists no options")
+        if not self.opts.autoplay:
+            # A person presses the console's buttons; just wait for the state to move on.
+            self._await_change(self.watch.sig, state.get("last_error"), f"seat {seat}'s action", timeout=24 * 3600)
+            return
+        self._pause()
+        weights = [ACTION_WEIGHTS.get(o["action"], 1) for o in options]
+        o = self.rng.choices(options, weights)[0]
+        self._press_action(seat, o)
+        if o["action"] == "fold" and self.stack.camera is not None:
+            self.stack.camera.table_camera.muck(seat)  # the dealer pulls the folded cards in
+
+    def _show(self, state: Mapping[str, Any]) -> None:
+        seat = int(state["to_act"])
+        truth = self.truths[int(state["hand_id"])]
+        # The cards dealt down, less any the ruling made an up card (a hole card exposed: RRoP stud 5).
+        seat_now: dict[str, Any] = next((s for s in state["seats"] if s["seat"] == seat), {})
+        up_now = {c["card"] for c in seat_now.get("cards", []) if c.get("up")}
+        cards = [c for c in truth.down_cards(seat) if c not in up_now]
+        self._pause()
+        sig, err = self.watch.sig, state.get("last_error")
+        if all(c != "??" for c in cards) and self.stack.sim is not None:
+            self._press("showdown.show", sig)  # the shoe identified every down card: show them as dealt
+        else:
+            self._press("showdown.pick", sig)  # the dealer keys the cards the player turns up
+            for c in cards:
+                self._press(f"card-picker.{c}", sig)
+            if len(cards) > 1:
+                self._press("card-picker.done", sig)
+        truth.shown[seat] = cards
+        self.inputs["shows"] += 1
+        seat_view = next(s for s in state["seats"] if s["seat"] == seat)
+        self.say.say(f"    {self.names.get(seat, seat)} shows {' '.join(cards)} + "
+                     f"{' '.join(seat_view.get('up', []))}")
+        self._await_change(sig, err, f"seat {seat}'s hand shown")
+
+    def _rule(self, state: Mapping[str, Any], expected: bool = False) -> None:
+        """The dealer rules on the first open prompt: the rules' default (confirm, else the first option)."""
+        p = state["prompts"][0]
+        pid, rule = str(p["id"]), str(p["rule"])
+        self.prompts_seen.setdefault(pid, {"rule": rule, "text": p.get("text"), "expected": expected
+                                           or rule in self.expected_rules, "hand": state.get("hand_id")})
+        if not self.opts.autoplay:
+            self._await_change(self.watch.sig, state.get("last_error"), f"a ruling on {rule}", timeout=24 * 3600)
+            return
+        ids = [o["id"] for o in p.get("options", [])]
+        option = "confirm" if "confirm" in ids or not ids else ids[0]
+        self.say.say(f"    prompt {rule}: {p.get('text')} -> {option}")
+        self._pause()
+        err = state.get("last_error")
+        self._press(f"prompt.option.{option}")
+        self.inputs["rulings"] += 1
+        w = self.watch
+
+        def closed() -> bool:
+            s = w.state or {}
+            return pid not in [p["id"] for p in s.get("prompts", [])] or (
+                s.get("last_error") is not None and s.get("last_error") != err)
+
+        w.wait(closed, self.opts.step_timeout, f"the engine to take the ruling on {rule}")
+        s = w.current()
+        if pid in [p["id"] for p in s.get("prompts", [])]:
+            raise DemoError(f"the engine refused the ruling on {rule}: {s['last_error'].get('reason')}")
+        self.prompts_resolved.append(pid)
+

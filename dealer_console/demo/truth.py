@@ -1,0 +1,139 @@
+"""The truth check: each finished hand's record replayed and compared with what was really dealt."""
+
+
+from __future__ import annotations
+
+import time
+from collections.abc import Callable, Mapping
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from dealer_console.demo.people import HandTruth, Narrator
+    from dealer_console.demo.stack import TableStack, TableWatch
+from dealer_console.demo.options import DemoOptions
+
+
+class TruthCheck:
+    """The check of each hand against the simulated truth (``SimulatedTable`` mixes it in)."""
+
+    # What the mixin uses of ``SimulatedTable`` (declared for the type checker only).
+    stack: TableStack
+    opts: DemoOptions
+    watch: TableWatch
+    say: Narrator
+    truths: dict[int, HandTruth]
+    names: dict[int, str]
+    inputs: dict[str, int]
+    expected_rules: set[str]
+    drill_report: dict[str, Any]
+    drill_done: bool
+    failures: list[str]
+    verified: list[str]
+    hand_events: int
+    chips: dict[str, int]
+    camera_checks: list[dict[str, Any]]
+    camera_stalled_until: int | None
+    if TYPE_CHECKING:
+        def _draw(self, state: Mapping[str, Any], slot: Mapping[str, Any] | None, wait: bool = True,
+                  kind: str | None = None, lay: Callable[[Any, int, str], None] | None = None) -> str: ...
+
+        def _rule(self, state: Mapping[str, Any], expected: bool = False) -> None: ...
+
+        def _await_change(self, sig: str, error: Any, what: str, timeout: float | None = None) -> dict[str, Any]: ...
+
+        def _press_action(self, seat: int, option: Mapping[str, Any], *, wait: bool = True) -> None: ...
+
+
+    # -- the check ----------------------------------------------------------------------
+    def _check_hand(self, hand_id: int) -> None:
+        from engine.events import (
+            CardBurned,
+            CardDealt,
+            CardsRemoved,
+            CardsShown,
+            HandStarted,
+            PlayerAction,
+            event_from_json,
+        )
+        from engine.hand import Hand
+
+        key = f"{self.opts.table}-{hand_id}"
+        w = self.watch
+        w.wait(lambda: key in w.histories, self.opts.step_timeout, f"hand {key}'s record on history/hand")
+        record = w.histories[key]
+        truth = self.truths[hand_id]
+        problems: list[str] = []
+        try:
+            events = [event_from_json(e) for e in record["events"]]
+            hand = Hand.replay(events)
+        except Exception as exc:
+            self.failures.append(f"hand {key}: its record does not replay: {exc}")
+            return
+        self.hand_events += len(events)
+        if not hand.is_over:
+            problems.append("the recorded hand is not complete")
+        start = events[0]
+        assert isinstance(start, HandStarted)
+        before = sum(s.stack for s in start.seats)
+        after = sum(hand.finishing_stacks())
+        if before != after:
+            problems.append(f"chips not conserved: {before} at the start, {after} at the end")
+        self.chips.setdefault("start", before)
+        self.chips["end"] = after
+        seen: list[tuple[str, int | None, bool | None, str]] = []
+        actions: list[tuple[int, str, int | None]] = []
+        shown: dict[int, list[str]] = {}
+        for e in events:
+            if isinstance(e, CardDealt):
+                seen.append(("card", e.seat, e.face_up, str(e.card)))
+            elif isinstance(e, CardBurned):
+                seen.append(("burn", None, None, str(e.card)))
+            elif isinstance(e, CardsRemoved):
+                seen += [("removed", None, None, str(c)) for c in e.cards]
+            elif isinstance(e, PlayerAction):
+                actions.append((e.seat, e.action, e.amount))
+            elif isinstance(e, CardsShown):
+                shown[e.seat] = [str(c) for c in e.cards]
+        if seen != truth.cards:
+            diff = next((i for i, (a, b) in enumerate(zip(seen, truth.cards, strict=False)) if a != b),
+                        min(len(seen), len(truth.cards)))
+            problems.append(f"cards differ from what the shoe dealt at #{diff}: engine "
+                            f"{seen[diff:diff + 2]} vs dealt {truth.cards[diff:diff + 2]} "
+                            f"({len(seen)} vs {len(truth.cards)} cards)")
+        if actions != truth.actions:
+            problems.append(f"actions differ: engine {len(actions)}, entered {len(truth.actions)}")
+        if shown != truth.shown:
+            problems.append(f"shown hands differ: engine {shown}, shown {truth.shown}")
+        for a in getattr(hand, "awards", []):
+            self.say.say(f"    {self.names.get(a.seat, a.seat)} wins {a.amount}"
+                         + (f" with {a.hand}" if getattr(a, "hand", None) else ""))
+        if problems:
+            self.failures += [f"hand {key}: {p}" for p in problems]
+        else:
+            self.verified.append(key)
+
+
+
+    def _check_camera(self, hand_id: int) -> None:
+        """At the end of the hand, what the vision service reports against what lies on the felt."""
+        camera = self.stack.camera
+        if camera is None or camera.stalled:
+            return
+        truth = camera.table_camera.truth()
+        deadline = time.monotonic() + 8.0  # the (niced) camera process may be slow on a busy machine
+        view = camera.view()
+        while view != truth and time.monotonic() < deadline and not self.watch.stopping.is_set():
+            self.watch.stopping.wait(0.1)
+            view = camera.view()
+        up_total = sum(len(t["up"]) for t in truth.values())
+        up_read = sum(1 for n, t in truth.items() for i, c in enumerate(t["up"])
+                      if i < len(view.get(n, {}).get("up", [])) and view[n]["up"][i] == c)
+        down_total = sum(int(t["down"]) for t in truth.values())
+        down_found = sum(min(int(t["down"]), int(view.get(n, {}).get("down", 0))) for n, t in truth.items())
+        check = {"hand": hand_id, "agrees": view == truth, "up_cards": up_total, "up_read": up_read,
+                 "down_cards": down_total, "down_found": down_found}
+        if view != truth:
+            check["differences"] = {n: {"felt": truth.get(n), "camera": view.get(n)}
+                                    for n in sorted(set(truth) | set(view)) if truth.get(n) != view.get(n)}
+        self.camera_checks.append(check)
+
