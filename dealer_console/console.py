@@ -221,6 +221,7 @@ class ConsoleWindow(QMainWindow):
             "action": self.action_refusal, "showdown": self.showdown.refusal, "prompt": self.prompt_refusal,
             "report": self.report_refusal, "manual": self.manual.refusal, "seating": self.seating.refusal}
         self._picker_for: tuple[str, int | None] | None = None
+        self.sent = 0  # commands sent from this screen
         self._shown_error: object = None
 
         # wiring: models -> widgets, widgets -> commands
@@ -327,6 +328,7 @@ class ConsoleWindow(QMainWindow):
         for r in self.refusals.values():
             r.show_reason(None)
         send()
+        self.sent += 1
 
     def on_action(self, option: OptionView) -> None:
         seat = self.model.snapshot.to_act

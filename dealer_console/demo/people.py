@@ -3,6 +3,7 @@
 
 from __future__ import annotations
 
+import logging
 import random
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
@@ -22,6 +23,9 @@ from dealer_console.driver import DriverError, ThreadedDriver
 from dealer_console.snapshot import option_names
 
 # ----------------------------------------------------------------------------- the simulated people
+
+
+log = logging.getLogger("studtable.demo")
 
 
 @dataclass
@@ -102,7 +106,7 @@ class SimulatedTable(Drills, TruthCheck):
         if self.opts.pace > 0:
             self.watch.stopping.wait(self.opts.pace * factor)
 
-    def _press(self, name: str, sig: str | None = None) -> None:
+    def _press(self, name: str, sig: str | None = None, *, sends: bool = True) -> None:
         """Tap the console's control ``name`` once the console shows the state the people decided on
         (``sig``: the watch's signature then), as a dealer's finger does; never a command behind it."""
         console = self.console
@@ -111,15 +115,28 @@ class SimulatedTable(Drills, TruthCheck):
         window = console.driver.window
         assert isinstance(window, ConsoleWindow)
         want = self.watch.sig if sig is None else sig
+        if not self.opts.autoplay:
+            # A person at the console presses it; wait for the state to move on.
+            self.watch.wait(lambda: self.watch.sig != want, 24 * 3600, f"you to press {name!r} on the console")
+            return
 
         def ready() -> bool:
             return signature(window.model.raw_state) == want
 
-        try:
-            console.press(name, ready=ready, timeout=self.opts.step_timeout)
-        except DriverError as exc:
-            raise DemoError(f"the dealer could not press {name!r} on the console: {exc}") from None
-        self.inputs["taps"] = self.inputs.get("taps", 0) + 1
+        sent = console.run(lambda: window.sent)
+        for attempt in range(3):
+            try:
+                console.press(name, ready=ready, timeout=self.opts.step_timeout)
+            except DriverError as exc:
+                raise DemoError(f"the dealer could not press {name!r} on the console: {exc}") from None
+            self.inputs["taps"] = self.inputs.get("taps", 0) + 1
+            if not sends or console.run(lambda: window.sent) > sent:
+                return
+            # Nothing went out (the tap missed, or the guard took it for a double tap): a dealer
+            # sees the button still there and taps again.
+            self.inputs["taps_repeated"] = self.inputs.get("taps_repeated", 0) + 1
+            log.warning("demo: the tap on %s sent nothing (attempt %d); tapping again", name, attempt + 1)
+        raise DemoError(f"three taps on {name!r} sent nothing from the console")
 
     def _press_action(self, seat: int, option: Mapping[str, Any], *, wait: bool = True) -> None:
         """The player's choice, pressed on the console's action bar (its button found by name)."""
@@ -284,9 +301,9 @@ class SimulatedTable(Drills, TruthCheck):
         if all(c != "??" for c in cards) and self.stack.sim is not None:
             self._press("showdown.show", sig)  # the shoe identified every down card: show them as dealt
         else:
-            self._press("showdown.pick", sig)  # the dealer keys the cards the player turns up
+            self._press("showdown.pick", sig, sends=False)  # the dealer keys the cards the player turns up
             for c in cards:
-                self._press(f"card-picker.{c}", sig)
+                self._press(f"card-picker.{c}", sig, sends=len(cards) == 1)
             if len(cards) > 1:
                 self._press("card-picker.done", sig)
         truth.shown[seat] = cards

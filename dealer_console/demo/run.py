@@ -66,9 +66,20 @@ def summary(table: SimulatedTable, stack: TableStack, opts: DemoOptions, elapsed
         "engine": "process" if opts.engine_process else "thread",
         "bridge": "process" if opts.bridge_process else "thread",
         "camera": camera_summary(table, stack),
+        "console": console_summary(table),
         "elapsed_s": round(elapsed, 2),
         "failures": failures,
     }
+
+
+def console_summary(table: SimulatedTable) -> dict[str, Any]:
+    """How the people played: every input through the console's widgets (taps), and the double taps
+    the console's guard swallowed (none expected from the simulated dealer, who waits it out)."""
+    console = table.console
+    guard = getattr(console.driver.window, "tap_guard", None) if console is not None else None
+    return {"driven_by": "the console's widgets, by accessible name" if console is not None else None,
+            "taps": table.inputs.get("taps", 0),
+            "taps_swallowed_by_guard": guard.swallowed if guard is not None else None}
 
 
 def camera_summary(table: SimulatedTable, stack: TableStack) -> dict[str, Any] | None:
@@ -252,47 +263,41 @@ def guard_bool_refcounts() -> bool:
 
 
 def run_gui(opts: DemoOptions, *, hands_limit: int | None, stop_after: float | None = None) -> int:
-    """The table with the dealer console and the table monitor windows; play until closed."""
+    """The table with the dealer console and the table monitor windows; play until closed.
+
+    With ``autoplay`` the simulated dealer and players press the console's buttons (you watch
+    them do it); without it they wait for you to press them."""
     opts.check()
     from PySide6.QtCore import QTimer
-    from PySide6.QtWidgets import QApplication
 
     from dealer_console.cards import CardImages
-    from dealer_console.console import ConsoleWindow
-    from dealer_console.edge import Commands, MqttEdge
-    from dealer_console.history import StoreHistory
+    from dealer_console.driver import ThreadedDriver
+    from dealer_console.edge import BusEdge
     from dealer_console.model import TableModel
     from dealer_console.monitor import MonitorWindow
 
     stack = TableStack(opts).start()
-    app = QApplication.instance() or QApplication(sys.argv[:1])
+    app = qt_app()
     # Ctrl-C: Qt's loop runs no Python, so without this the windows would stay; quit, then stop all.
     previous_sigint = signal.signal(signal.SIGINT, lambda *_: app.quit())
-    guard_bool_refcounts()
-    edges = []
-    windows: list[Any] = []
+    screen: ConsoleScreen | None = None
+    monitor_edge: BusEdge | None = None
+    monitor: Any = None
     try:
-        images = CardImages("anglo")
-        for role, device in ((Role.CONSOLE, "console-1"), (Role.MONITOR, "monitor-1")):
-            user, password = stack.broker.login(role)
-            edge = MqttEdge(host=stack.broker.host, port=stack.broker.port, username=user, password=password,
-                            table=opts.table, role=role, device=device)
-            model = TableModel(engine_device=ENGINE_DEVICE, self_device=device)
-            edge.received.connect(model.apply_message)
-            edge.connectionChanged.connect(model.set_broker)
-            if role is Role.MONITOR:
-                window: Any = MonitorWindow(model, images=images)
-                window.resize(1280, 720)
-            else:
-                window = ConsoleWindow(model, Commands(edge), images=images,
-                                       history=StoreHistory(stack.store, opts.table))
-                window.resize(1280, 800)
-            edge.start()
-            window.show()
-            edges.append(edge)
-            windows.append(window)
+        screen = ConsoleScreen(stack, opts)
+        user, password = stack.broker.login(Role.MONITOR)
+        monitor_edge = BusEdge(host=stack.broker.host, port=stack.broker.port, username=user, password=password,
+                               table=opts.table, role=Role.MONITOR, device="monitor-1")
+        model = TableModel(engine_device=ENGINE_DEVICE, self_device="monitor-1")
+        monitor_edge.received.connect(model.apply_message)
+        monitor_edge.connectionChanged.connect(model.set_broker)
+        monitor = MonitorWindow(model, images=CardImages("anglo"))
+        monitor.resize(1280, 720)
+        monitor_edge.start()
+        monitor.show()
         opts.hands = hands_limit if hands_limit is not None else 10_000
         table = SimulatedTable(stack, opts, narrate=sys.stdout)
+        table.console = ThreadedDriver(screen.window, stack.watch.stopping)
         done = threading.Event()
 
         def play() -> None:
@@ -301,6 +306,7 @@ def run_gui(opts: DemoOptions, *, hands_limit: int | None, stop_after: float | N
             except DemoError as exc:
                 if not stack.watch.stopping.is_set():
                     print(f"demo: {exc}", file=sys.stderr)
+                    table.failures.append(str(exc))
             finally:
                 done.set()
 
@@ -315,10 +321,12 @@ def run_gui(opts: DemoOptions, *, hands_limit: int | None, stop_after: float | N
         done.wait(5)
         return 0 if not table.failures else 1
     finally:
-        for edge in edges:
+        if monitor_edge is not None:
             with contextlib.suppress(Exception):
-                edge.stop()
-        for window in windows:
-            window.close()
+                monitor_edge.stop()
+        if monitor is not None:
+            monitor.close()
+        if screen is not None:
+            screen.stop()
         stack.stop()
         signal.signal(signal.SIGINT, previous_sigint)
