@@ -42,7 +42,7 @@ def register(sub: Any) -> None:
                       help="hands to play (default: 5 headless, 3 without a display, until closed with windows)")
     demo.add_argument("--seed", type=int, default=1, help="shuffles and players' choices (default 1)")
     demo.add_argument("--variant", default="F7S", help="stud (F7S), stud8 (F7S/8) or razz (FR)")
-    demo.add_argument("--players", type=int, default=6, help="2 to 6 (default 6)")
+    demo.add_argument("--players", type=int, default=6, help="2 to 8 (default 6)")
     demo.add_argument("--drill", choices=("shoe-cable", "broker-restart", "premature-card", "engine-kill",
                                           "exposed-holecard", "card-off-table", "camera-stall"),
                       help="make one thing go wrong mid-hand, on purpose")

@@ -12,7 +12,6 @@ The window only wires models to widgets and widgets to ``Commands``.
 
 from __future__ import annotations
 
-import html
 from collections.abc import Callable
 
 from PySide6.QtCore import Qt
@@ -42,7 +41,7 @@ from dealer_console.enroll import EnrollWizard, TagSource
 from dealer_console.history import HistorySource
 from dealer_console.history_view import HistoryBrowser
 from dealer_console.model import TableModel
-from dealer_console.snapshot import OptionView, TableSnapshot, award_text
+from dealer_console.snapshot import OptionView
 from dealer_console.widgets import (
     ActionBar,
     HealthStrip,
@@ -50,6 +49,7 @@ from dealer_console.widgets import (
     ReportPanel,
     TableView,
     _font,
+    announcement_lines,
     scroll,
 )
 from engine.cards import Card, CardError
@@ -133,8 +133,6 @@ class ConsoleWindow(QMainWindow):
         self.game.setFont(_font(16, True))
         self.game.setSizePolicy(QSizePolicy.Policy.Ignored, QSizePolicy.Policy.Preferred)
         top.addWidget(self.game, 1)
-        self.health_strip = HealthStrip(model.health)
-        top.addWidget(self.health_strip)
         outer.addLayout(top)
 
         self.banner = QLabel("")
@@ -183,7 +181,7 @@ class ConsoleWindow(QMainWindow):
         self.next_hand = QPushButton("Next hand")
         self.next_hand.setAccessibleName("hand.next")
         self.next_hand.setObjectName("hand.next")
-        self.next_hand.setMinimumHeight(70)
+        self.next_hand.setMinimumHeight(64)
         self.next_hand.setFont(_font(24, True))
         self.next_hand.setStyleSheet("QPushButton { color: white; background: #24527a; border-radius: 12px; }")
         self.tap_guard.guard(self.next_hand)
@@ -191,12 +189,15 @@ class ConsoleWindow(QMainWindow):
         h.addLayout(left, 1)
 
         side = QWidget()
-        side.setFixedWidth(330)
+        side.setFixedWidth(324)  # the scroll area's 340 less its scroll bar
         sv = QVBoxLayout(side)
         sv.setContentsMargins(0, 0, 0, 0)
         sv.setSpacing(6)
+        # Device health at the top of the side column (two pills a row), so the game line keeps its room.
+        self.health_strip = HealthStrip(model.health, columns=2)
+        sv.addWidget(self.health_strip)
         self.prompts = PromptPanel()
-        sv.addWidget(scroll(self.prompts), 1)
+        sv.addWidget(self.prompts)
         self.prompt_refusal = RefusalLabel("prompt")
         sv.addWidget(self.prompt_refusal)
         self.reports = ReportPanel(REPORTS)
@@ -205,7 +206,12 @@ class ConsoleWindow(QMainWindow):
         sv.addWidget(self.report_refusal)
         self.manual = ManualCardPanel()
         sv.addWidget(self.manual)
-        h.addWidget(side)
+        sv.addStretch(0)
+        # The side column scrolls on a small screen (1024x600) instead of squeezing the table.
+        side_scroll = scroll(side)
+        side_scroll.setFixedWidth(340)
+        side_scroll.setHorizontalScrollBarPolicy(Qt.ScrollBarPolicy.ScrollBarAlwaysOff)
+        h.addWidget(side_scroll)
         self.pages.addWidget(table_page)
 
         self.seating = SeatingPage()
@@ -271,9 +277,12 @@ class ConsoleWindow(QMainWindow):
         else:
             idle = "Waiting for the next hand" if snap.phase == "idle" else ""
         betting = snap.to_act is not None and snap.phase == "betting"
+        between = snap.phase in ("idle", "complete")
         self.action_bar.set_options(snap.options if betting else (), idle)
-        self.action_bar.setVisible(not showdown)
-        self.next_hand.setVisible(snap.phase in ("idle", "complete"))
+        self.action_bar.setVisible(not showdown and not between)
+        self.next_hand.setVisible(between)
+        self.next_hand.setText("Next hand" if snap.phase == "complete" else "Deal the first hand"
+                               if snap.hand_id is None else "Next hand")
         seats = [s.seat for s in snap.seats if s.in_hand or s.name]
         self.reports.set_seats(seats, snap.to_act)
         nd = self.model.raw_state.get("next_deal")
@@ -362,17 +371,3 @@ class ConsoleWindow(QMainWindow):
     def _close_picker(self) -> None:
         self._picker_for = None
         self.center.setCurrentWidget(self.table)
-
-
-def announcement_lines(snap: TableSnapshot, keep: int = 3) -> str:
-    """The latest announcements, newest first and brightest (a short history, not one line replaced)."""
-    if snap.awards and snap.phase == "complete":
-        lines = [award_text(a, snap) for a in snap.awards]
-        return "<br>".join(f"<span style='color:#7ee2a1'>{html.escape(x)}</span>" for x in lines)
-    texts = [a.text for a in snap.announcements][-keep:][::-1]
-    out = []
-    for i, text in enumerate(texts):
-        colour = "#ffe9a8" if i == 0 else "#9aa39c"
-        size = "" if i == 0 else " font-size: 15px;"
-        out.append(f"<span style='color:{colour};{size}'>{html.escape(text)}</span>")
-    return "<br>".join(out)

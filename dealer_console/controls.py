@@ -144,7 +144,7 @@ class CardPicker(QWidget):
         v.setSpacing(6)
         self.title = QLabel("")
         named(self.title, "card-picker.title")
-        self.title.setFont(_font(20, True))
+        self.title.setFont(_font(17, True))
         self.title.setWordWrap(True)
         v.addWidget(self.title)
         grid = QGridLayout()
@@ -154,7 +154,7 @@ class CardPicker(QWidget):
             for c, rank in enumerate(RANKS):
                 code = rank + suit
                 label = ("10" if rank == "T" else rank) + SUIT_SIGN[suit]
-                b = button(label, f"card-picker.{code}", px=20)
+                b = button(label, f"card-picker.{code}", height=40, px=19)
                 b.setMinimumWidth(44)
                 b.setSizePolicy(QSizePolicy.Policy.Expanding, QSizePolicy.Policy.Expanding)
                 b.setStyleSheet(f"QPushButton {{ color: {SUIT_COLOUR[suit]}; background: #1f2a27; border: 1px solid"
@@ -168,13 +168,13 @@ class CardPicker(QWidget):
         named(self.chosen, "card-picker.chosen")
         self.chosen.setFont(_font(20, True))
         row.addWidget(self.chosen, 1)
-        self.unknown = button("Unknown (??)", "card-picker.unknown")
+        self.unknown = button("Unknown (??)", "card-picker.unknown", height=44)
         self.unknown.clicked.connect(lambda: self._tap("??"))
-        self.undo = button("Back", "card-picker.back")
+        self.undo = button("Back", "card-picker.back", height=44)
         self.undo.clicked.connect(self._back)
-        self.done = button("Done", "card-picker.done", style="QPushButton { background: #2b8a4a; }")
+        self.done = button("Done", "card-picker.done", height=44, style="QPushButton { background: #2b8a4a; }")
         self.done.clicked.connect(self._done)
-        self.cancel = button("Cancel", "card-picker.cancel")
+        self.cancel = button("Cancel", "card-picker.cancel", height=44)
         self.cancel.clicked.connect(self._cancel)
         for b in (self.unknown, self.undo, self.done, self.cancel):
             b.setMinimumWidth(110)
@@ -249,9 +249,9 @@ class ShowdownPanel(QWidget):
         h = QHBoxLayout()
         h.setSpacing(12)
         big = "QPushButton {{ color: white; background: {0}; border-radius: 12px; padding: 6px 18px; }}"
-        self.show_button = button("Show hand", "showdown.show", height=70, px=24, style=big.format("#1f6e3a"))
-        self.pick_button = button("Key shown cards", "showdown.pick", height=70, px=20, style=big.format("#24527a"))
-        self.muck_button = button("Muck", "showdown.muck", height=70, px=24, style=big.format("#8e2323"))
+        self.show_button = button("Show hand", "showdown.show", height=64, px=24, style=big.format("#1f6e3a"))
+        self.pick_button = button("Key shown cards", "showdown.pick", height=64, px=20, style=big.format("#24527a"))
+        self.muck_button = button("Muck", "showdown.muck", height=64, px=24, style=big.format("#8e2323"))
         for b in (self.show_button, self.pick_button, self.muck_button):
             b.setSizePolicy(QSizePolicy.Policy.Expanding, QSizePolicy.Policy.Fixed)
             h.addWidget(b)
@@ -408,7 +408,7 @@ class OnScreenKeyboard(QWidget):
         for r, letters in enumerate(rows):
             for c, ch in enumerate(letters):
                 b = button(ch, f"keyboard.{ch}", px=18)
-                b.setMinimumWidth(40)
+                b.setMinimumWidth(30)
                 b.clicked.connect(lambda _=False, ch=ch: self.typed.emit(ch))
                 g.addWidget(b, r, c)
         space = button("Space", "keyboard.space")
@@ -478,12 +478,14 @@ class SeatingPage(QWidget):
             lbl.setFont(_font(22, True))
             lbl.setStyleSheet("background: #1b2220; border: 1px solid #3c4a45; border-radius: 6px; padding: 4px 8px;")
             fv.addWidget(lbl)
+        pads = QHBoxLayout()
         self.keyboard = OnScreenKeyboard()
         self.keyboard.typed.connect(self._type_name)
-        fv.addWidget(self.keyboard)
+        pads.addWidget(self.keyboard, 3)
         self.numpad = NumberPad()
         self.numpad.typed.connect(self._type_amount)
-        fv.addWidget(self.numpad)
+        pads.addWidget(self.numpad, 1)
+        fv.addLayout(pads)
         row = QHBoxLayout()
         self.confirm = button("Confirm", "seating.confirm", style="QPushButton { background: #2b8a4a; }")
         self.cancel = button("Cancel", "seating.cancel")
@@ -547,14 +549,14 @@ class SeatingPage(QWidget):
                 lbl.setMinimumHeight(ROW_PX)
                 from dealer_console.widgets import _font
 
-                lbl.setFont(_font(18, True))
+                lbl.setFont(_font(16, True))
                 row = QHBoxLayout()
                 row.addWidget(lbl, 1)
                 buttons: dict[str, QPushButton] = {}
                 for op, text in (("sit-down", "Sit down"), ("add-chips", "Add chips"), ("sit-out", "Sit out"),
                                  ("sit-in", "Sit in"), ("leave", "Leave")):
-                    b = button(text, f"seat.{n}.{op}", px=15)
-                    b.setMinimumWidth(96)
+                    b = button(text, f"seat.{n}.{op}", px=14)
+                    b.setMinimumWidth(70)
                     b.clicked.connect(lambda _=False, n=n, op=op: self._tap(n, op))
                     row.addWidget(b)
                     buttons[op] = b

@@ -15,7 +15,7 @@ from PySide6.QtWidgets import QHBoxLayout, QLabel, QMainWindow, QVBoxLayout, QWi
 
 from dealer_console.cards import CardImages
 from dealer_console.model import TableModel
-from dealer_console.widgets import TableView, _font
+from dealer_console.widgets import TableView, _font, announcement_lines
 
 
 class MonitorWindow(QMainWindow):
@@ -47,7 +47,9 @@ class MonitorWindow(QMainWindow):
         self.announce = QLabel("")
         self.announce.setObjectName("monitorAnnouncement")
         self.announce.setAlignment(Qt.AlignmentFlag.AlignCenter)
-        self.announce.setFont(_font(46, True))
+        self.announce.setFont(_font(40, True))
+        self.announce.setTextFormat(Qt.TextFormat.RichText)
+        self.announce.setWordWrap(True)
         self.announce.setStyleSheet("color: #ffe9a8; background: #1f2624; border-radius: 14px; padding: 8px;")
         self.announce.setMinimumHeight(86)
         v.addWidget(self.announce)
@@ -61,7 +63,7 @@ class MonitorWindow(QMainWindow):
         stakes = f"   {snap.stakes}" if snap.stakes else ""
         self.game.setText(f"{snap.game_name or 'Waiting for the game'}{stakes}")
         self.table.show_snapshot(snap)
-        self.announce.setText(snap.announcement)
+        self.announce.setText(announcement_lines(snap, keep=2, small_px=26))
 
     def on_health(self) -> None:
         self.status.setText("" if self.model.health.engine_reachable else "Table paused")

@@ -42,7 +42,7 @@ def render(out_dir: Path, states_file: Path | None = None) -> list[Path]:
     from dealer_console.history import MemoryHistory
     from dealer_console.model import TableModel
     from dealer_console.monitor import MonitorWindow
-    from dealer_console.scripted import exposed_card_prompt, hand_events
+    from dealer_console.scripted import exposed_card_prompt, hand_events, refusal_text, scripted_hand
 
     app = QApplication.instance() or QApplication([])
     out_dir.mkdir(parents=True, exist_ok=True)
@@ -54,8 +54,9 @@ def render(out_dir: Path, states_file: Path | None = None) -> list[Path]:
     images = CardImages()
     written: list[Path] = []
 
-    def console(state: dict[str, Any], name: str, engine_up: bool = True, page: int = 0) -> None:
-        model = TableModel()
+    def console(state: dict[str, Any], name: str, engine_up: bool = True, page: int = 0,
+                size: tuple[int, int] = (1280, 800), act: Any = None) -> None:
+        model = TableModel(self_device="console")
         model.set_broker(True)
         model.health.availability("engine", True)
         model.set_state(state)
@@ -63,11 +64,16 @@ def render(out_dir: Path, states_file: Path | None = None) -> list[Path]:
             model.apply_message(Message("t1", Channel.AVAIL, AVAILABILITY_OFFLINE, "engine", None, None, {}))
         w = ConsoleWindow(model, Commands(MemorySink()), images=images,
                           history=MemoryHistory({"1": hand_events()}, {"1": "Hand 1 · stud 5-10 · Eli wins 133"}))
-        w.resize(1280, 800)
+        w.resize(*size)
         w.show_page(page)
-        if page == 1:
+        if page == 2:
             w.history.step_list.setCurrentRow(38)
         w.show()
+        app.processEvents()
+        if act is not None:
+            act(w)
+            app.processEvents()
+        w.resize(*size)  # a window shown before its state settled may have grown; the screen is this big
         app.processEvents()
         path = out_dir / f"{name}.png"
         w.grab().save(str(path))
@@ -90,11 +96,38 @@ def render(out_dir: Path, states_file: Path | None = None) -> list[Path]:
         w.close()
         w.deleteLater()
 
+    # Issue 21's scenes at the three console sizes and on the monitor: a showdown in progress, a
+    # result with a side pot, seating a player (the on-screen keyboard), a refused input.
+    side = scripted_hand(side_pot=True)
+    to_show = next(s.state for s in side if s.state["phase"] == "showdown")
+    side_result = side[-1].state
+    refused = dict(bring_in)
+    refused["last_error"] = {"source": "console", "input": "action", "reason": refusal_text()}
+
+    def seating(w: Any) -> None:
+        from dealer_console.driver import ConsoleDriver
+
+        d = ConsoleDriver(w)
+        d.tap("page.seats")
+        d.tap("seat.4.sit-down")
+        for ch in "ZED":
+            d.tap(f"keyboard.{ch}")
+        for ch in "100":
+            d.tap(f"numpad.{ch}")
+
+    for size in ((1024, 600), (1280, 800), (1920, 1080)):
+        tag = f"{size[0]}x{size[1]}"
+        console(to_show, f"console-{tag}-showdown", size=size)
+        console(side_result, f"console-{tag}-side-pot", size=size)
+        console(side_result, f"console-{tag}-seating", size=size, act=seating)
+        console(refused, f"console-{tag}-refused", size=size)
+    monitor(to_show, "monitor-1920x1080-showdown")
+    monitor(side_result, "monitor-1920x1080-side-pot")
     console(bring_in, "console-bring-in")
     console(prompt_state, "console-prompt")
     console(showdown, "console-showdown")
     console(fourth, "console-engine-down", engine_up=False)
-    console(showdown, "console-history", page=1)
+    console(showdown, "console-history", page=2)
     monitor(bring_in, "monitor-bring-in")
     monitor(fourth, "monitor-fourth-street")
     monitor(showdown, "monitor-showdown")

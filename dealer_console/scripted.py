@@ -76,12 +76,19 @@ def _devices(shoe_online: bool = True) -> dict[str, Any]:
     }
 
 
-def events() -> Iterator[tuple[str, Event]]:
+def side_pot_actions() -> tuple[tuple[tuple[int, str, int | None], ...], ...]:
+    """The same hand with Ava (seat 1) short: all in calling the raise on fourth street, so the
+    later bets make a side pot between Chen and Eli."""
+    return tuple(street if i < 2 else tuple(a for a in street if a[0] != 1) for i, street in enumerate(ACTIONS))
+
+
+def events(actions: tuple[tuple[tuple[int, str, int | None], ...], ...] = ACTIONS,
+           cards: dict[int, tuple[str, ...]] = HOLE_AND_BOARD) -> Iterator[tuple[str, Event]]:
     """The hand's inputs after the start, with a short label for each."""
     burns = iter(BURNS)
     seats = [s for s, _, _ in PLAYERS]
     folded: set[int] = set()
-    for street, actions in enumerate(ACTIONS):
+    for street, street_actions in enumerate(actions):
         yield "burn", CardBurned(Card.parse(next(burns)))
         idx = (0, 1, 2) if street == 0 else (street + 2,)
         for i in idx:
@@ -89,18 +96,19 @@ def events() -> Iterator[tuple[str, Event]]:
                 if seat in folded:
                     continue
                 up = not (i < 2 or i == 6)
-                yield f"deal seat {seat}", CardDealt(seat, Card.parse(HOLE_AND_BOARD[seat][i]), up)
-        for seat, action, amount in actions:
+                yield f"deal seat {seat}", CardDealt(seat, Card.parse(cards[seat][i]), up)
+        for seat, action, amount in street_actions:
             if action == "fold":
                 folded.add(seat)
             yield f"seat {seat} {action}", PlayerAction(seat, action, amount)
 
 
-def scripted_hand(table_id: str = TABLE_ID) -> list[Step]:
-    """Every public state of the scripted hand, from seating to the pot awarded."""
+def scripted_hand(table_id: str = TABLE_ID, *, side_pot: bool = False) -> list[Step]:
+    """Every public state of the scripted hand, from seating to the pot awarded (``side_pot``:
+    Ava short and all in on fourth street, so the pot is split into a main and a side pot)."""
     table = Table(config(), seat_count=8)
     for seat, name, stack in PLAYERS:
-        table.apply(SeatTaken(seat, name, stack))
+        table.apply(SeatTaken(seat, name, 16 if side_pot and seat == 1 else stack))
     steps: list[Step] = []
 
     def snap(label: str, event: Event | None, tags: set[str] | None = None) -> None:
@@ -110,7 +118,9 @@ def scripted_hand(table_id: str = TABLE_ID) -> list[Step]:
     start = table.start_hand()
     table.apply(start)
     snap("hand started", start, {"start"})
-    for label, event in events():
+    # Ava's second hole card a nine (trips): the short stack wins the main pot, Eli the side pot.
+    cards = {**HOLE_AND_BOARD, 1: ("Ah", "9d", *HOLE_AND_BOARD[1][2:])} if side_pot else HOLE_AND_BOARD
+    for label, event in events(side_pot_actions() if side_pot else ACTIONS, cards):
         table.apply(event)
         hand = table.hand
         assert hand is not None
@@ -146,3 +156,22 @@ def exposed_card_prompt(state: dict[str, Any]) -> dict[str, Any]:
     out = dict(state)
     out["prompts"] = [prompt.to_json()]
     return out
+
+
+def refusal_text() -> str:
+    """The engine's own words refusing an action for a seat that is not to act (the bring-in is due)."""
+    from engine.hand import IllegalAction
+
+    table = Table(config(), seat_count=8)
+    for seat, name, stack in PLAYERS:
+        table.apply(SeatTaken(seat, name, stack))
+    table.apply(table.start_hand())
+    for _, event in events():
+        table.apply(event)
+        if isinstance(event, CardDealt) and event.seat == PLAYERS[-1][0] and event.face_up:
+            break
+    try:
+        table.apply(PlayerAction(5, "call", 2))
+    except IllegalAction as exc:
+        return str(exc)
+    return "seat 5 is not the player to act"

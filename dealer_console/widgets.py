@@ -12,6 +12,7 @@ reports, manual card) are small widgets that emit what the dealer chose.
 
 from __future__ import annotations
 
+import html
 import math
 
 from PySide6.QtCore import QPointF, QRectF, QSize, Qt, QTimer, Signal
@@ -43,7 +44,7 @@ from PySide6.QtWidgets import (
 from dealer_console.cards import CardImages, card_name
 from dealer_console.controls import TapGuard
 from dealer_console.health import DeviceHealth, age_text
-from dealer_console.snapshot import OptionView, PromptView, SeatView, TableSnapshot, option_names
+from dealer_console.snapshot import OptionView, PromptView, SeatView, TableSnapshot, award_text, option_names
 
 FELT = QColor("#1d6b43")
 FELT_EDGE = QColor("#5a3a1c")
@@ -71,6 +72,13 @@ def _font(px: int, bold: bool = False) -> QFont:
     f.setPixelSize(px)
     f.setBold(bold)
     return f
+
+
+def restyle(widget: QWidget, sheet: str) -> None:
+    """Set a style sheet only when it changes: each new sheet re-polishes the widget, which is most of
+    what a console spends per published state."""
+    if widget.styleSheet() != sheet:
+        widget.setStyleSheet(sheet)
 
 
 def dimmed(pm: QPixmap, opacity: float = 0.35) -> QPixmap:
@@ -145,10 +153,10 @@ class SeatWidget(QFrame):
             lbl.setAccessibleName(lbl.toolTip())
             lbl.show()
         colour = "#5f8a70" if self.empty else "#9aa39c" if out else TEXT
-        self.name.setStyleSheet(f"color: {'#111' if acting else colour}; background: transparent;")
-        self.stack.setStyleSheet(f"color: {'#111' if acting else '#ffe9a8' if not out else colour};"
+        restyle(self.name, f"color: {'#111' if acting else colour}; background: transparent;")
+        restyle(self.stack, f"color: {'#111' if acting else '#ffe9a8' if not out else colour};"
                                  " background: transparent;")
-        self.status.setStyleSheet(f"color: {'#7ee2a1' if won else '#ffb4a8'}; background: transparent;")
+        restyle(self.status, f"color: {'#7ee2a1' if won else '#ffb4a8'}; background: transparent;")
         self._layout()
         self.update()
 
@@ -231,7 +239,8 @@ class TableView(QWidget):
         self.center.setAlignment(Qt.AlignmentFlag.AlignCenter)
         self.center.setTextFormat(Qt.TextFormat.RichText)
         self.center.setStyleSheet(f"color: {TEXT}; background: transparent;")
-        self.setMinimumSize(520, 360)
+        self.setMinimumSize(420, 250)
+        self._felt: QPixmap | None = None
         self.setSizePolicy(QSizePolicy.Policy.Expanding, QSizePolicy.Policy.Expanding)
 
     def show_snapshot(self, snap: TableSnapshot, flagged: set[int] | None = None) -> None:
@@ -311,7 +320,7 @@ class TableView(QWidget):
                 bet.setFont(_font(px, True))
                 bw, bh = px * 4, round(px * 1.7)
                 bet.setGeometry(round(bx - bw / 2), round(by - bh / 2), bw, bh)
-                bet.setStyleSheet(f"color: #111; background: #f1d36b; border: 2px solid #fff3c4;"
+                restyle(bet, f"color: #111; background: #f1d36b; border: 2px solid #fff3c4;"
                                   f" border-radius: {bh // 2}px;")
                 bet.show()
             else:
@@ -326,9 +335,20 @@ class TableView(QWidget):
         small = round(card_h * 0.3)
         lines = []
         if snap.phase == "complete" and snap.awards:
+            # Each pot apart (main, side pots; high and low halves), who won it and with what.
+            pots = sorted({a.pot for a in snap.awards})
             lines.append(f"<div style='font-size:{small}px; color:#cfe8d5'>POT AWARDED</div>")
-            total = sum(a.amount for a in snap.awards)
-            lines.append(f"<div style='font-size:{big}px; font-weight:bold'>{total:,}</div>")
+            if len(snap.awards) == 1:
+                lines.append(f"<div style='font-size:{big}px; font-weight:bold'>{snap.awards[0].amount:,}</div>")
+            for pot in pots:
+                for a in (x for x in snap.awards if x.pot == pot):
+                    s = snap.seat(a.seat)
+                    who = s.name if s and s.name else f"Seat {a.seat}"
+                    name = "Main pot" if pot == 0 else f"Side pot {pot}" if len(pots) > 2 else "Side pot"
+                    share = f" ({a.share})" if a.share in ("high", "low") and snap.variant == "F7S/8" else ""
+                    hand = f" · {html.escape(a.hand)}" if a.hand else ""
+                    lines.append(f"<div style='font-size:{small}px; font-weight:bold; color:#7ee2a1'>"
+                                 f"{name}{share} {a.amount:,}: {html.escape(who)}{hand}</div>")
         else:
             lines.append(f"<div style='font-size:{small}px; color:#cfe8d5'>POT</div>")
             lines.append(f"<div style='font-size:{big}px; font-weight:bold'>{snap.pot:,}</div>")
@@ -352,7 +372,15 @@ class TableView(QWidget):
         self._relayout()
 
     def paintEvent(self, event: object) -> None:
+        # The felt is the same picture until the size changes: drawn once into a pixmap, then copied.
+        if self._felt is None or self._felt.size() != self.size():
+            self._felt = QPixmap(self.size())
+            self._paint_felt(QPainter(self._felt))
         p = QPainter(self)
+        p.drawPixmap(0, 0, self._felt)
+        p.end()
+
+    def _paint_felt(self, p: QPainter) -> None:
         p.setRenderHint(QPainter.RenderHint.Antialiasing)
         p.fillRect(self.rect(), QColor("#15191c"))
         oval = self._oval()
@@ -452,6 +480,8 @@ class ActionBar(QWidget):
             self._hold_timer.start()
             return
         self._held = None
+        if options == self._shown and idle_text == self.idle.text() and (options or self.buttons == []):
+            return  # the same options (another state of the same turn): keep the buttons under the finger
         self._shown = options
         for b in self.buttons:
             self.layout_.removeWidget(b)
@@ -577,14 +607,16 @@ class PromptPanel(QWidget):
 class HealthStrip(QFrame):
     """Broker, engine, shoe and each camera: online or offline, and seconds since last heard."""
 
-    def __init__(self, health: DeviceHealth, parent: QWidget | None = None) -> None:
+    def __init__(self, health: DeviceHealth, parent: QWidget | None = None, columns: int = 0) -> None:
         super().__init__(parent)
         self.health = health
+        self.columns = columns  # 0: one row; else a grid this many pills wide (the console's side column)
         self.setObjectName("healthStrip")
-        self._h = QHBoxLayout(self)
+        self._h = QGridLayout(self)
         self._h.setContentsMargins(0, 0, 0, 0)
-        self._h.setSpacing(5)
+        self._h.setSpacing(4)
         self.pills: dict[str, QLabel] = {}
+        self._placed: dict[str, tuple[int, int]] = {}
         self.timer = QTimer(self)
         self.timer.setInterval(1000)
         self.timer.timeout.connect(self.refresh)
@@ -596,21 +628,26 @@ class HealthStrip(QFrame):
         for name in list(self.pills):
             if name not in names:
                 self.pills.pop(name).deleteLater()
+                self._placed.pop(name, None)
         for i, r in enumerate(rows):
             pill = self.pills.get(r.name)
             if pill is None:
                 pill = QLabel(self)
                 pill.setObjectName(f"health_{r.device or 'broker'}")
                 pill.setAccessibleName(f"health.{r.device or 'broker'}")
-                pill.setFont(_font(13, True))
+                pill.setFont(_font(12, True))
                 self.pills[r.name] = pill
-                self._h.insertWidget(i, pill)
+            row, col = divmod(i, self.columns) if self.columns else (0, i)
+            if self._placed.get(r.name) != (row, col):
+                self._h.removeWidget(pill)
+                self._h.addWidget(pill, row, col)
+                self._placed[r.name] = (row, col)
             state = "" if r.online else " OFFLINE"
             pill.setText(f"● {r.name}{state} {age_text(r.age_s)}")
             pill.setToolTip(f"{r.name} ({r.device or 'broker'}): {'online' if r.online else 'offline'}, "
                             f"last heard {age_text(r.age_s)} ago")
             bg, fg = ("#163d26", "#7ee2a1") if r.online else ("#5a1616", "#ff9a9a")
-            pill.setStyleSheet(f"color: {fg}; background: {bg}; border-radius: 12px; padding: 4px 8px;")
+            restyle(pill, f"color: {fg}; background: {bg}; border-radius: 10px; padding: 3px 6px;")
             pill.setProperty("online", r.online)
 
 
@@ -660,6 +697,20 @@ class ReportPanel(QGroupBox):
     def current_seat(self) -> int | None:
         data = self.seat.currentData()
         return data if isinstance(data, int) else None
+
+
+def announcement_lines(snap: TableSnapshot, keep: int = 3, small_px: int = 15) -> str:
+    """The latest announcements, newest first and brightest (a short history, not one line replaced)."""
+    if snap.awards and snap.phase == "complete":
+        lines = [award_text(a, snap) for a in snap.awards]
+        return "<br>".join(f"<span style='color:#7ee2a1'>{html.escape(x)}</span>" for x in lines)
+    texts = [a.text for a in snap.announcements][-keep:][::-1]
+    out = []
+    for i, text in enumerate(texts):
+        colour = "#ffe9a8" if i == 0 else "#9aa39c"
+        size = "" if i == 0 else f" font-size: {small_px}px;"
+        out.append(f"<span style='color:{colour};{size}'>{html.escape(text)}</span>")
+    return "<br>".join(out)
 
 
 def scroll(widget: QWidget) -> QScrollArea:

@@ -242,6 +242,9 @@ class EngineCore:
             "camera_active": self.floor.camera_active,
         }
         state = public_state(self.floor.table, None, self.config.table, extra)
+        due = self.floor.seventh_street_due()
+        if due is not None:  # RRoP stud 15: the seventh-street draw as the floor will take it
+            state["next_deal"] = [{"kind": due[0], "seat": due[1], "face_up": due[2]}]
         aside = self.floor.set_aside_due()
         if aside:
             # RRoP stud 14: the dealer's next draws are taken out of play, not dealt.

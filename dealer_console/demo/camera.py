@@ -37,6 +37,11 @@ from vision.service import VisionCore, run_capture
 log = logging.getLogger("studtable.demo.camera")
 
 CAMERA_DEVICE = "cam-1"
+# The frame watchdog's limit in the demo.  The simulated capture makes its frames in the (niced)
+# camera process itself, so on a machine with both cores busy a starved process looks like a
+# camera that stopped; a real camera delivers frames whatever the CPU does.  Three seconds keeps
+# a starved simulator from passing for a dead camera; the camera-stall drill still trips it.
+STALL_TIMEOUT_S = 3.0
 DECK_ART = "anglo"
 
 
@@ -157,7 +162,7 @@ class CameraService:
     """The simulated camera plus the production vision pipeline, publishing on the table's bus."""
 
     def __init__(self, broker: Any, table: str, seats: int, *, seed: int, cache: Path,
-                 fps: float = 12.0, stable_frames: int = 3, stall_timeout: float = 1.0) -> None:
+                 fps: float = 12.0, stable_frames: int = 3, stall_timeout: float = STALL_TIMEOUT_S) -> None:
         import cv2
 
         from vision.calibration import calibrate
@@ -265,7 +270,7 @@ class CameraProcess:
     """
 
     def __init__(self, broker: Any, table: str, seats: int, *, seed: int, cache: Path, fps: float = 12.0,
-                 stable_frames: int = 3, stall_timeout: float = 1.0) -> None:
+                 stable_frames: int = 3, stall_timeout: float = STALL_TIMEOUT_S) -> None:
         import multiprocessing
 
         ctx = multiprocessing.get_context("spawn")  # no fork of a process with threads

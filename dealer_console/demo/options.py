@@ -10,7 +10,7 @@ DRILLS = ("shoe-cable", "broker-restart", "premature-card", "engine-kill", "expo
           "camera-stall")
 # Drills that need the camera: only it can see these.
 CAMERA_DRILLS = ("exposed-holecard", "card-off-table", "camera-stall")
-NAMES = ("Ann", "Bob", "Cy", "Dee", "Eve", "Fay")
+NAMES = ("Ann", "Bob", "Cy", "Dee", "Eve", "Fay", "Gus", "Hal")
 VARIANTS = {"stud": "F7S", "F7S": "F7S", "stud8": "F7S/8", "F7S/8": "F7S/8", "razz": "FR", "FR": "FR"}
 SHOE_DEVICE = "shoe-1"
 CONSOLE_DEVICE = "console-sim"  # the people's eyes: a console-role client that reads the state
@@ -51,10 +51,10 @@ class DemoOptions:
         if self.variant not in VARIANTS:
             raise DemoError(f"unknown variant {self.variant!r}; use one of {', '.join(sorted(set(VARIANTS)))}")
         self.variant = VARIANTS[self.variant]
-        if not 2 <= self.players <= 6:
-            # 7 or 8 players can run out of cards on seventh street (RRoP stud 15: common card or
-            # reshuffle); the engine's shoe input has no way yet to say which, so the demo stops at 6.
-            raise DemoError("--players must be 2 to 6 (a seven- or eight-handed deal may need a common card)")
+        if not 2 <= self.players <= 8:
+            # Seven or eight players can run out of cards on seventh street (RRoP stud 15): the engine
+            # prompts, the dealer reshuffles the burns or turns a common card (people.py follows it).
+            raise DemoError("--players must be 2 to 8")
         if self.drill is not None and self.drill not in DRILLS:
             raise DemoError(f"unknown drill {self.drill!r}; drills: {', '.join(DRILLS)}")
         if self.drill == "engine-kill":

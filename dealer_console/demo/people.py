@@ -89,7 +89,9 @@ class SimulatedTable(Drills, TruthCheck):
         self.inputs = {"cards_drawn": 0, "actions": 0, "shows": 0, "rulings": 0}
         self.prompts_seen: dict[str, dict[str, Any]] = {}
         self.prompts_resolved: list[str] = []
-        self.expected_rules: set[str] = set()
+        # RRoP stud 15: seven or eight players can run out of cards on seventh street; the rules say
+        # what to do, so the engine's prompt is part of such a table's play, not a fault.
+        self.expected_rules: set[str] = {"stud.out-of-cards"} if opts.players >= 7 else set()
         self.drill_report: dict[str, Any] = {}
         self.drill_done = False
         self.failures: list[str] = []
@@ -341,4 +343,22 @@ class SimulatedTable(Drills, TruthCheck):
         if pid in [p["id"] for p in s.get("prompts", [])]:
             raise DemoError(f"the engine refused the ruling on {rule}: {s['last_error'].get('reason')}")
         self.prompts_resolved.append(pid)
+        if rule == "stud.out-of-cards" and option == "reshuffle":
+            self._reshuffle(int(state["hand_id"]))
+
+    def _reshuffle(self, hand_id: int) -> None:
+        """RRoP stud 15: the dealer mixes the last card(s) with the burns and the cards set aside,
+        scrambles, cuts and puts them back in the shoe (the shoe reads their tags again)."""
+        truth = self.truths[hand_id]
+        sim = self.stack.sim
+        by_card = {str(c): uid for uid, c in self.stack.deck.tags.items()}
+        back = [by_card[c] for kind, _, _, c in truth.cards if kind in ("burn", "removed")]
+
+        def reload(now: float) -> None:
+            order = list(sim.model.order) + back
+            self.rng.shuffle(order)
+            sim.model.order = order
+
+        sim.call(reload)
+        self.say.say(f"    out of cards: {len(back)} burn and set-aside cards mixed with the stub and reshuffled")
 

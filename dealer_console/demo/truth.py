@@ -51,6 +51,7 @@ class TruthCheck:
             CardDealt,
             CardsRemoved,
             CardsShown,
+            CommonCardDealt,
             HandStarted,
             PlayerAction,
             event_from_json,
@@ -86,6 +87,8 @@ class TruthCheck:
         for e in events:
             if isinstance(e, CardDealt):
                 seen.append(("card", e.seat, e.face_up, str(e.card)))
+            elif isinstance(e, CommonCardDealt):
+                seen.append(("common", None, None, str(e.card)))
             elif isinstance(e, CardBurned):
                 seen.append(("burn", None, None, str(e.card)))
             elif isinstance(e, CardsRemoved):

@@ -85,6 +85,16 @@ class ShoeMixin(FloorState):
             assert seat is not None
             self._apply(CardDealt(seat, c, face_up), out)
 
+    def seventh_street_due(self) -> tuple[str, int | None, bool] | None:
+        """Where the next seventh-street draw goes when it differs from the hand's own deal order
+        (RRoP stud 15: no burn when the stub is short, the reshuffled burns, a common card), so the
+        dealer's screen can say it; None when ``expected_deal`` already does."""
+        hand = self.table.hand
+        if hand is None or hand.phase is not Phase.DEALING or self.prompts:
+            return None
+        slot = hand.draw_slot(self.card_mode)
+        return None if slot == hand.next_deal() else slot
+
     def _note_premature(self, hand: Hand, c: Card) -> None:
         """Remember where a card drawn during the betting would have gone in the next street's deal."""
         key = (hand.hand_id, hand.street)

@@ -40,7 +40,7 @@ def _type(d: ConsoleDriver, prefix: str, text: str) -> None:
 
 
 def test_seating_and_chips_from_the_touch_screen(live: Any, qtbot: Any) -> None:
-    stack, screen, d = live
+    _stack, screen, d = live
     d.tap("page.seats")
     # An empty seat: name on the on-screen keyboard, a short buy-in (20 < 100) on the number pad.
     d.tap("seat.3.sit-down")

@@ -80,7 +80,9 @@ def test_monitor_shows_up_cards_pot_and_who_acts(qtbot: Any, recorded: list[dict
     for code in ("Kh", "Kc", "9s", "9h", "Ad", "Ts"):
         assert card_name(code) in strings
     assert "48" in window.table.center.text() and "Seat 1 Ava to act" in window.table.center.text()
-    assert window.table.seats[1].acting and window.announce.text() == "Raise: seat 6 to 10"
+    # The newest announcement first and brightest, the one before it below (a short history).
+    lines = window.announce.text().split("<br>")
+    assert window.table.seats[1].acting and "Raise: seat 6 to 10" in lines[0] and "Seat 3 bets 5" in lines[1]
     assert window.table.bets[6].text() == "10" and window.table.bets[6].isVisibleTo(window.table)
 
 

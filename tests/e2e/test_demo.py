@@ -90,10 +90,10 @@ def test_cli_headless_prints_one_json_summary_and_exits_0() -> None:
 
 
 def test_cli_refuses_a_bad_player_count_in_plain_words() -> None:
-    done = subprocess.run([*CLI, "demo", "--headless", "--players", "8"], capture_output=True, text=True,
+    done = subprocess.run([*CLI, "demo", "--headless", "--players", "9"], capture_output=True, text=True,
                           timeout=60)
     assert done.returncode == 2
-    assert "--players must be 2 to 6" in done.stderr
+    assert "--players must be 2 to 8" in done.stderr
 
 
 def test_without_a_display_the_demo_says_so_and_prints_the_hands() -> None:
