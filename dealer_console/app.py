@@ -12,7 +12,7 @@ or ``[monitor]``)::
     engine_device = "engine"
     history_db = "/var/lib/studtable/t1.sqlite"
     decks_dir = "~/.local/share/studtable/decks"
-    shoe_port = "/dev/ttyUSB0"             # for deck enrollment
+    shoe_port = "..."                      # no longer used: the bridge owns the shoe's port
     deck_art = "anglo"                     # Aisleriot deck drawn on screen
 
 Command-line options override the file.
@@ -94,7 +94,7 @@ def run(role: Role, cfg: AppConfig) -> int:
     from PySide6.QtWidgets import QApplication
 
     from dealer_console.cards import CardImages
-    from dealer_console.edge import Commands, MqttEdge
+    from dealer_console.edge import BusEdge, Commands
     from dealer_console.model import TableModel
 
     host, port = cfg.host_port()
@@ -109,7 +109,7 @@ def run(role: Role, cfg: AppConfig) -> int:
             raise ConfigFileError(None, None, line, "")
     app = QApplication.instance() or QApplication(sys.argv[:1])
     device = cfg.device or str(role)
-    edge = MqttEdge(host=host, port=port, username=user, password=password, table=cfg.table, role=role,
+    edge = BusEdge(host=host, port=port, username=user, password=password, table=cfg.table, role=role,
                     device=device)
     model = TableModel(engine_device=cfg.engine_device, self_device=device)
     edge.received.connect(model.apply_message)
@@ -121,26 +121,52 @@ def run(role: Role, cfg: AppConfig) -> int:
 
         window = MonitorWindow(model, images=images)
     else:
+        import logging
+
         from dealer_console.console import ConsoleWindow
-        from dealer_console.enroll import ShoeTagSource
         from dealer_console.history import StoreHistory
 
         history = StoreHistory(Path(cfg.history_db).expanduser(), cfg.table) if cfg.history_db else None
-        source = (lambda: ShoeTagSource(cfg.shoe_port, cfg.shoe_baud)) if cfg.shoe_port else None
-        window = ConsoleWindow(model, Commands(edge), images=images, history=history, tag_source=source,
+        if cfg.shoe_port:
+            # The bridge owns the shoe's serial port at a real table; two openers would fight over it.
+            logging.getLogger(__name__).warning(
+                "console: shoe_port = %r is not used any more; the shoe bridge owns the port. Enroll a deck with "
+                "`studtable deck enroll --port %s` while the bridge is stopped", cfg.shoe_port, cfg.shoe_port)
+        window = ConsoleWindow(model, Commands(edge), images=images, history=history, tag_source=None,
                                decks_dir=str(Path(cfg.decks_dir).expanduser()) if cfg.decks_dir else None)
     edge.start()
-    screens = app.screens()
-    if cfg.screen is not None and 0 <= cfg.screen < len(screens):
+    from PySide6.QtGui import QGuiApplication
+
+    screens = QGuiApplication.screens()
+    screen = screens[cfg.screen] if cfg.screen is not None and 0 <= cfg.screen < len(screens) else None
+    if screen is not None:
         # A kiosk without a window manager: put the window on that screen before it is shown.
-        window.setScreen(screens[cfg.screen])
-        window.move(screens[cfg.screen].geometry().topLeft())
-    if cfg.fullscreen or role is Role.MONITOR:
-        window.showFullScreen()
-    else:
-        window.resize(1280, 800)
-        window.show()
+        window.setScreen(screen)
+        window.move(screen.geometry().topLeft())
+    place(window, fullscreen=cfg.fullscreen or role is Role.MONITOR, screen=screen)
     try:
         return int(app.exec())
     finally:
         edge.stop()
+
+
+def place(window: Any, *, fullscreen: bool, size: tuple[int, int] = (1280, 800), screen: Any = None) -> None:
+    """Show the window: full screen (``--fullscreen``, and always for the monitor), else at ``size``.
+
+    On a bare X server with no window manager, ``showFullScreen`` alone leaves a window at its
+    size hint (nobody is there to maximise it): it is given the whole screen's geometry first.
+    """
+    from PySide6.QtCore import QTimer
+    from PySide6.QtGui import QGuiApplication
+
+    screen = screen or QGuiApplication.primaryScreen()
+    if fullscreen and screen is not None:
+        window.setGeometry(screen.geometry())
+        window.showFullScreen()
+        # The first layout pass may ask for more room than the settled window needs (panels that
+        # hide once the state is drawn): set the screen's geometry again once it has settled.
+        QTimer.singleShot(0, lambda: window.setGeometry(screen.geometry()))
+    else:
+        window.resize(*size)
+        window.show()
+        QTimer.singleShot(0, lambda: window.resize(*size))

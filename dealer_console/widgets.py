@@ -675,9 +675,10 @@ class ReportPanel(QGroupBox):
         for i, (rid, label, needs_seat) in enumerate(reports):
             b = QPushButton(label)
             b.setObjectName(f"report_{rid}")
+            b.setStyleSheet("padding: 2px 4px;")
             b.setAccessibleName(f"report.{rid}")
             b.setMinimumHeight(46)
-            b.setFont(_font(14, True))
+            b.setFont(_font(13, True))
             b.clicked.connect(lambda _=False, rid=rid, s=needs_seat: self.reported.emit(rid, self.current_seat()
                                                                                      if s else None))
             g.addWidget(b, 1 + i // 2, i % 2)
