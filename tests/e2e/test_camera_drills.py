@@ -15,8 +15,8 @@ from dealer_console.demo import DemoError, DemoOptions, run_demo
 from tests.e2e.test_demo import assert_table_ok
 from vision.deckart import AISLERIOT_DIR
 
-pytestmark = pytest.mark.skipif(not AISLERIOT_DIR.is_dir(),
-                                reason="Debian's gnome-cards-data (the camera's card art) is not installed")
+pytestmark = [pytest.mark.slow, pytest.mark.skipif(not AISLERIOT_DIR.is_dir(),
+                                reason="Debian's gnome-cards-data (the camera's card art) is not installed")]
 
 
 def read_fraction(camera: dict[str, Any], key: str) -> float:

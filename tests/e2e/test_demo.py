@@ -11,9 +11,15 @@ import subprocess
 import sys
 from typing import Any
 
+import pytest
+
 from dealer_console.demo import DemoOptions, run_demo
 
 CLI = [sys.executable, "-m", "engine.cli"]
+
+# Whole tables played through the console's widgets (the double-tap guard paces the dealer as a
+# finger would): seconds each, so they carry the slow marker (still in the default suite).
+pytestmark = pytest.mark.slow
 
 def assert_table_ok(result: dict[str, Any], hands: int, players: int = 6) -> None:
     assert result["failures"] == [], result
@@ -60,7 +66,8 @@ def test_premature_card_is_prompted_ruled_and_set_aside() -> None:
 
 
 def test_shoe_cable_pulled_mid_hand_loses_and_duplicates_nothing() -> None:
-    result = run_demo(DemoOptions(hands=2, seed=4, drill="shoe-cable"))
+    # The shoe alone: a camera starved on a busy machine would add its own offline prompts.
+    result = run_demo(DemoOptions(hands=2, seed=4, drill="shoe-cable", camera=False))
     assert_table_ok(result, 2)
     drill = result["drill"]
     assert drill["name"] == "shoe-cable"
@@ -81,7 +88,7 @@ def test_broker_restart_mid_hand_resumes_with_nothing_lost() -> None:
 
 def test_cli_headless_prints_one_json_summary_and_exits_0() -> None:
     done = subprocess.run([*CLI, "demo", "--headless", "--hands", "2", "--seed", "11", "--variant", "razz",
-                           "--players", "4"], capture_output=True, text=True, timeout=60)
+                           "--players", "4"], capture_output=True, text=True, timeout=300)
     assert done.returncode == 0, done.stderr
     lines = done.stdout.strip().splitlines()
     assert len(lines) == 1
@@ -91,7 +98,7 @@ def test_cli_headless_prints_one_json_summary_and_exits_0() -> None:
 
 def test_cli_refuses_a_bad_player_count_in_plain_words() -> None:
     done = subprocess.run([*CLI, "demo", "--headless", "--players", "9"], capture_output=True, text=True,
-                          timeout=60)
+                          timeout=300)
     assert done.returncode == 2
     assert "--players must be 2 to 8" in done.stderr
 
@@ -99,7 +106,7 @@ def test_cli_refuses_a_bad_player_count_in_plain_words() -> None:
 def test_without_a_display_the_demo_says_so_and_prints_the_hands() -> None:
     env = {k: v for k, v in os.environ.items() if k not in ("DISPLAY", "WAYLAND_DISPLAY", "QT_QPA_PLATFORM")}
     done = subprocess.run([*CLI, "demo", "--hands", "1", "--seed", "2"], capture_output=True, text=True,
-                          timeout=60, env=env)
+                          timeout=300, env=env)
     assert done.returncode == 0, done.stderr
     assert "no display here" in done.stderr and "runs headless" in done.stderr
     out = done.stdout
@@ -112,6 +119,6 @@ def test_without_a_display_the_demo_says_so_and_prints_the_hands() -> None:
 def test_windows_with_autoplay_play_a_hand_offscreen() -> None:
     env = {**os.environ, "QT_QPA_PLATFORM": "offscreen"}
     done = subprocess.run([*CLI, "demo", "--autoplay", "--pace", "0", "--hands", "1", "--seed", "9"],
-                          capture_output=True, text=True, timeout=90, env=env)
+                          capture_output=True, text=True, timeout=300, env=env)
     assert done.returncode == 0, done.stderr[-2000:]
     assert "Hand 1:" in done.stdout and " wins " in done.stdout

@@ -12,6 +12,8 @@ from dealer_console.demo import DemoOptions, run_demo
 from tests.e2e.test_demo import assert_table_ok
 from vision.deckart import AISLERIOT_DIR
 
+pytestmark = pytest.mark.slow
+
 
 @pytest.mark.skipif(not AISLERIOT_DIR.is_dir(), reason="Debian's gnome-cards-data (the camera's card art) is missing")
 def test_every_part_a_process_on_mosquitto(mosquitto_broker: Any) -> None:
