@@ -29,6 +29,8 @@ def register(sub: Any) -> None:
         "--host", default=DEFAULT_HOST, help="address to bind (loopback only; default %(default)s)"
     )
     broker.add_argument("--port", type=int, default=DEFAULT_PORT, help="TCP port (default %(default)s)")
+    broker.add_argument("--table", default=None, help="the table id, when the rules are generated here")
+    broker.add_argument("--any-table", action="store_true", help="generated rules for every table")
     broker.add_argument(
         "--config-dir",
         type=Path,
@@ -41,7 +43,10 @@ def register(sub: Any) -> None:
     config.add_argument("--out", type=Path, required=True, help="output directory (created if needed)")
     config.add_argument("--host", default=DEFAULT_HOST, help="listener address (default %(default)s)")
     config.add_argument("--port", type=int, default=DEFAULT_PORT, help="listener port (default %(default)s)")
-    config.add_argument("--table", default="+", help="limit the rules to one table id (default: any table)")
+    config.add_argument("--table", default=None,
+                        help="the table id the rules are for (required: a console may command that table only)")
+    config.add_argument("--any-table", action="store_true",
+                        help="rules for every table on this broker (a broker several tables share; see cardroom)")
     config.add_argument(
         "--data-dir", type=Path, default=None, help="mosquitto persistence directory (default OUT/data)"
     )
@@ -89,9 +94,24 @@ def _cardroom(args: argparse.Namespace) -> int:
     return 0
 
 
+def _table_scope(args: argparse.Namespace) -> str:
+    """The table the generated rules are for: one table unless ``--any-table`` says otherwise, so a
+    console of one table can never command another table on the same broker (issue 19 item 6)."""
+    from engine.configfile import ConfigFileError
+
+    if getattr(args, "any_table", False):
+        return "+"
+    if not args.table:
+        raise ConfigFileError(None, "--table", "the broker rules need the table id",
+                              "give --table T (the engine's table id), or --any-table for a broker "
+                              "that several tables share")
+    return str(args.table)
+
+
 def _config(args: argparse.Namespace) -> int:
     files = write_config(
-        args.out, host=args.host, port=args.port, table=args.table, data_dir=args.data_dir, run_as=args.run_as
+        args.out, host=args.host, port=args.port, table=_table_scope(args), data_dir=args.data_dir,
+        run_as=args.run_as,
     )
     print(f"wrote {files.mosquitto_conf}, {files.password_file}, {files.acl_file}")
     print(f"credentials for each role (keep private): {files.credentials_file}")
@@ -108,8 +128,9 @@ def _run(args: argparse.Namespace) -> int:
 
         files = load_broker_files(directory, key="--config-dir")
     else:
-        files = write_config(directory, host=args.host, port=args.port)
-        print(f"generated users and rules in {directory} (credentials: {files.credentials_file})")
+        files = write_config(directory, host=args.host, port=args.port, table=_table_scope(args))
+        print(f"generated users and rules for table {files.table} in {directory} "
+              f"(credentials: {files.credentials_file})")
 
     async def main() -> None:
         broker = await serve(files, args.host, args.port)

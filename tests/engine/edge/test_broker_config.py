@@ -167,3 +167,38 @@ def test_generated_mosquitto_refuses_anonymous_clients(mosquitto_broker: Any) ->
         assert result and result[0].is_failure
     finally:
         anon.loop_stop()
+
+
+def test_a_single_table_config_lets_a_console_command_that_table_only(tmp_path: Path) -> None:
+    """Issue 19 item 6: the generated rules name the table; a console of t1 cannot command t2 on
+    the same broker (real mosquitto from the files the CLI wrote)."""
+    from tests.support.fixtures import MosquittoBroker, free_port, mosquitto_executable
+
+    cli = [sys.executable, "-m", "engine.cli", "broker", "config", "--out", str(tmp_path / "b")]
+    refused = subprocess.run(cli, capture_output=True, text=True, timeout=60)
+    assert refused.returncode == 2 and "--table" in refused.stderr and len(refused.stderr.splitlines()) == 1
+    assert "Traceback" not in refused.stderr
+    import getpass
+
+    # as the fixtures do: pytest's tmp dir (0700 as root) is closed to mosquitto's own account
+    done = subprocess.run([*cli, "--table", "t1", "--port", str(free_port()), "--run-as", getpass.getuser()],
+                          capture_output=True, text=True, timeout=60)
+    assert done.returncode == 0, done.stderr
+    exe = mosquitto_executable()
+    if exe is None:
+        pytest.skip("mosquitto is not installed")
+    broker = MosquittoBroker(exe, load_files(tmp_path / "b")).start()
+    try:
+        engine = TestClient(broker, "engine", "engine")
+        console = TestClient(broker, "console", "console-1")
+        assert engine.connected() and console.connected()
+        engine.subscribe(["studtable/v1/+/console/command"])
+        for t in ("t1", "t2"):
+            console.publish(topic(t, Channel.COMMAND), f"from-{t}".encode())
+        assert engine.wait(lambda: any(m.payload == b"from-t1" for m in engine.received))
+        engine.wait(lambda: False, 0.5)
+        assert [m.topic for m in engine.received] == ["studtable/v1/t1/console/command"]
+        engine.close()
+        console.close()
+    finally:
+        broker.stop()
