@@ -69,6 +69,7 @@ from engine.broker.config import BrokerFiles, write_config
 from engine.broker.embedded import EmbeddedBroker, free_port
 from engine.bus import BusClient, _no_delay
 from engine.cards import DECK
+from engine.publicstate import idle_state
 from engine.simulate import ACTION_WEIGHTS, pick_weighted
 from engine.store import SqliteStore
 from engine.wire import Channel, Message
@@ -444,7 +445,7 @@ def echo_path(broker: Broker, n: int, store_path: Path) -> list[float]:
     def on_input(msg: Message) -> None:
         assert msg.seq is not None and msg.session is not None
         store.append(msg.source, msg.session, msg.seq, msg.kind, dict(msg.body))
-        echo.publish(Channel.STATE, "state", state={"last": msg.seq, "seat": msg.body.get("seat")})
+        echo.publish(Channel.STATE, "state", state=dict(idle_state(T).to_json(), x_last=msg.seq))
 
     echo = client("engine", "echo-engine", on_message=on_input)
     echo.subscribe(Channel.COMMAND)

@@ -63,7 +63,7 @@ def run(broker, dsn: str, tables: int, seconds: float, input_every: float, hand_
     lock = threading.Lock()
 
     def on_state(msg: Message) -> None:
-        sent = msg.body["state"].get("sent_at", 0.0)
+        sent = msg.body["state"].get("x_sent_at", 0.0)
         with lock:
             latencies.append((time.perf_counter() - sent) * 1000)
             seen.setdefault(msg.table, set()).add(msg.seq)
@@ -94,7 +94,7 @@ def run(broker, dsn: str, tables: int, seconds: float, input_every: float, hand_
     while (now := time.perf_counter() - start) < seconds:
         for i, c in enumerate(clients):
             if now >= next_input[i]:
-                body = dict(state, table=c.table, sent_at=time.perf_counter())
+                body = dict(state, table=c.table, x_sent_at=time.perf_counter())
                 msg = c.publish(Channel.STATE, "state", state=body)
                 sent_states[c.table].append(msg.seq)
                 next_input[i] += input_every

@@ -192,12 +192,13 @@ class Table:
                     "engine.table", f"seat {entry.seat} does not match the table ({s.name}, {s.stack})"
                 )
 
-    def snapshot(self) -> dict[str, Any]:
+    def secret_state(self) -> dict[str, Any]:
+        """SECRET: the table and its hand as plain data, down cards included (``Hand.secret_state``)."""
         return {
             "config": self.config.to_json(),
             "seat_count": self.seat_count,
             "seats": [s.to_json() for _, s in sorted(self.seats.items())],
             "hands_played": self.hands_played,
             "short_buy_ins": dict(sorted(self.short_buy_ins.items())),
-            "hand": self.hand.snapshot() if self.hand else None,
+            "hand": self.hand.secret_state() if self.hand else None,
         }

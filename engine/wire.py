@@ -55,6 +55,8 @@ from dataclasses import dataclass, field
 from enum import StrEnum
 from typing import Any, Final, TypedDict
 
+from engine.publicstate import PublicState, StateError
+
 WIRE_VERSION: Final = 1
 ROOT: Final = f"studtable/v{WIRE_VERSION}"
 
@@ -470,6 +472,15 @@ def _irregular(value: Any, path: str) -> Any:
     return body
 
 
+def _public_state(value: Any, path: str) -> Any:
+    """The ``state`` of ``public/state``: the typed tree of ``engine.publicstate``."""
+    try:
+        PublicState.from_json(value)
+    except StateError as exc:
+        raise WireError(f"{path}: {exc}") from None
+    return value
+
+
 def _prompt_entry(value: Any, path: str) -> Any:
     any_object(value, path)
     return _check_fields(
@@ -634,7 +645,11 @@ _DEFAULTS: tuple[tuple[Channel, str, Schema], ...] = (
             doc="seat, leave, buy-in and the like, between hands",
         ),
     ),
-    (Channel.STATE, "state", Schema((F("state", any_object),), doc="the public table snapshot")),
+    (
+        Channel.STATE,
+        "state",
+        Schema((F("state", _public_state),), doc="the public table snapshot (engine.publicstate.PublicState)"),
+    ),
     (Channel.PROMPT, "prompts", Schema((F("open", list_of(_prompt_entry, 32)),), doc="all open prompts")),
     (
         Channel.HISTORY,

@@ -62,7 +62,7 @@ class FloorState:
 
         Two floors with equal ``state()`` behave alike; a refused input leaves it unchanged."""
         return {
-            "table": self.table.snapshot(),
+            "table": self.table.secret_state(),
             "prompts": {
                 pid: {**p.to_json(), "data": dict(p.data), "withheld": dict(p.withheld)} for pid, p in self.prompts.items()
             },

@@ -95,7 +95,7 @@ class BettingRound:
     # Seats that may only call on this street (RRoP stud 14: premature seventh card kept).
     call_only: set[int] = field(default_factory=set)
 
-    def snapshot(self) -> dict[str, Any]:
+    def secret_state(self) -> dict[str, Any]:
         return {
             "street": self.street,
             "unit": self.unit,

@@ -201,14 +201,16 @@ class Hand(DealingMixin, BettingMixin, CorrectionsMixin, ShowdownMixin, BoardMix
             hand.apply(event)
         return hand
 
-    def snapshot(self) -> dict[str, Any]:
-        """The whole state as plain data (secret cards included)."""
+    def secret_state(self) -> dict[str, Any]:
+        """SECRET: the whole state as plain data, down cards included (replay checks, tests).
+
+        Never for a screen: what a player may see is ``engine.public.public_state``."""
         return {
             "hand_id": self.hand_id,
             "config": self.config.to_json(),
             "phase": self.phase.value,
             "street": self.street,
-            "seats": [s.snapshot() for s in self.seats],
+            "seats": [s.secret_state() for s in self.seats],
             "burns": [str(c) for c in self.burns],
             "burned_this_street": self.burned_this_street,
             "common": [str(c) for c in self.common],
@@ -218,15 +220,15 @@ class Hand(DealingMixin, BettingMixin, CorrectionsMixin, ShowdownMixin, BoardMix
             "early": sorted(self.early),
             "burn_ahead": self.burn_ahead,
             "voided": self.voided,
-            "round": self.round.snapshot() if self.round else None,
-            "last_round": self.last_round.snapshot() if self.last_round else None,
+            "round": self.round.secret_state() if self.round else None,
+            "last_round": self.last_round.secret_state() if self.last_round else None,
             "to_show": list(self.to_show),
             "awards": [vars(a) for a in self.awards],
             "announcements": [vars(a) for a in self.announcements],
         }
 
     def __eq__(self, other: object) -> bool:
-        return isinstance(other, Hand) and self.snapshot() == other.snapshot()
+        return isinstance(other, Hand) and self.secret_state() == other.secret_state()
 
     __hash__ = None  # type: ignore[assignment]
 

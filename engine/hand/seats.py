@@ -83,7 +83,7 @@ class SeatState:
     def all_cards(self) -> list[Card]:
         return [c for c, _ in self.cards]
 
-    def snapshot(self) -> dict[str, Any]:
+    def secret_state(self) -> dict[str, Any]:
         return {
             "seat": self.seat,
             "name": self.name,

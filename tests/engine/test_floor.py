@@ -47,14 +47,14 @@ def test_rulings_replay_exactly_and_conserve_chips(path: Path) -> None:
             continue
         for inp in inputs:
             hand = floor.table.hand
-            before = hand.snapshot() if hand is not None else None
+            before = hand.secret_state() if hand is not None else None
             whole = copy.deepcopy(floor.state())
             try:
                 floor.handle(inp)
             except FloorError:
                 # Refused: nothing changed, the hand nor the floor's own bookkeeping.
                 if hand is not None:
-                    assert hand.snapshot() == before
+                    assert hand.secret_state() == before
                 assert floor.state() == whole
                 break
             hand = floor.table.hand
@@ -79,15 +79,15 @@ def test_new_ruling_events_are_refused_where_they_do_not_apply() -> None:
         (BringInWithdrawn(1), "only action"),
         (UpCardCorrected(1, Card.parse("As")), "already elsewhere"),
     ):
-        before = hand.snapshot()
+        before = hand.secret_state()
         with pytest.raises(IllegalAction, match=why):
             hand.apply(event)
-        assert hand.snapshot() == before
+        assert hand.secret_state() == before
     hand.apply(PlayerAction(1, "bring_in", 2))
-    before = hand.snapshot()
+    before = hand.secret_state()
     with pytest.raises(IllegalAction, match="before the first betting round"):
         hand.apply(ExtraCardReturned(Card.parse("Qd")))
-    assert hand.snapshot() == before
+    assert hand.secret_state() == before
 
 
 
@@ -147,13 +147,13 @@ def test_on_a_camera_only_table_the_old_picture_is_not_dealt_again() -> None:
 def test_a_malformed_camera_view_is_refused_and_changes_nothing() -> None:
     floor = _two_seat_floor()
     floor.handle({"kind": "shoe_card", "card": "As"})
-    before = floor.table.hand.snapshot()  # type: ignore[union-attr]
+    before = floor.table.hand.secret_state()  # type: ignore[union-attr]
     for bad, why in (({"1": {"up": ["Zz"], "down": 0}}, r"field 'seats\.1\.up\[0\]' must be a card code"),
                      ({"x": {"up": [], "down": 0}}, r"field 'seats\.x' must be keyed by a seat number"),
                      ({"1": ["Ah"]}, r"field 'seats\.1' must be an object")):
         with pytest.raises(FloorError, match=why):
             floor.handle({"kind": "camera", "seats": bad})
-        assert floor.table.hand.snapshot() == before  # type: ignore[union-attr]
+        assert floor.table.hand.secret_state() == before  # type: ignore[union-attr]
 
 
 # ---------------------------------------------------------------------------- all or nothing

@@ -90,7 +90,7 @@ def test_raises_are_announced() -> None:
 def test_refused_input_changes_nothing_and_names_the_rule() -> None:
     hand = start([100] * 3)
     deal_third(hand, "AhKh2c", "QsJd8c", "8s7d9c")
-    before = hand.snapshot()
+    before = hand.secret_state()
     with pytest.raises(IllegalAction) as err:
         act(hand, "2 call")  # seat 1 must bring it in first
     assert "out of turn" in str(err.value)
@@ -103,7 +103,7 @@ def test_refused_input_changes_nothing_and_names_the_rule() -> None:
         act(hand, "1 complete 7")
     with pytest.raises(IllegalAction, match="not accepted while the hand is betting"):
         hand.apply(CardDealt(1, Card.parse("5h"), True))
-    assert hand.snapshot() == before
+    assert hand.secret_state() == before
     act(hand, "1 bring_in 2")
     assert hand.to_act == 2
 
@@ -123,14 +123,14 @@ def test_dealing_checks_what_each_seat_is_due() -> None:
     hand = start([100] * 2)
     hand.apply(CardDealt(1, Card.parse("Ah"), False))
     hand.apply(CardDealt(1, Card.parse("Kh"), False))
-    before = hand.snapshot()
+    before = hand.secret_state()
     with pytest.raises(IllegalAction, match="dealt up, not down"):
         hand.apply(CardDealt(1, Card.parse("Qh"), False))
     with pytest.raises(IllegalAction, match="already dealt"):
         hand.apply(CardDealt(2, Card.parse("Ah"), False))
     with pytest.raises(IllegalAction, match="not in this hand"):
         hand.apply(CardDealt(5, Card.parse("2c"), False))
-    assert hand.snapshot() == before
+    assert hand.secret_state() == before
     hand.apply(CardDealt(1, Card.parse("Qh"), True))
     with pytest.raises(IllegalAction, match="already has its cards"):
         hand.apply(CardDealt(1, Card.parse("Jh"), True))
@@ -261,7 +261,7 @@ def test_events_round_trip_through_json_and_replay() -> None:
         assert events == hand.events
         rebuilt = Hand.replay(events)
         assert rebuilt == hand
-        assert rebuilt.snapshot() == hand.snapshot()
+        assert rebuilt.secret_state() == hand.secret_state()
 
 
 def test_malformed_events_are_refused_with_the_field_named() -> None:

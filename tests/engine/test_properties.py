@@ -48,7 +48,7 @@ def test_hand_invariants(
     while (event := dealer.next_event()) is not None:
         # Throw some nonsense at it first: whatever is refused must change nothing.
         for seat, action, amount in junk:
-            before = hand.snapshot()
+            before = hand.secret_state()
             bogus = PlayerAction(seat, action, amount)
             try:
                 probe = Hand.replay(hand.events)
@@ -56,16 +56,16 @@ def test_hand_invariants(
             except (IllegalAction, KeyError):
                 with contextlib.suppress(IllegalAction):
                     hand.apply(bogus)
-                assert hand.snapshot() == before
+                assert hand.secret_state() == before
         if hand.phase is not Phase.DEALING:
-            before = hand.snapshot()
+            before = hand.secret_state()
             try:
                 hand.apply(CardDealt(1, DECK[0], False))
             except IllegalAction:
                 pass
             else:
                 raise AssertionError("a card was accepted outside the deal")
-            assert hand.snapshot() == before
+            assert hand.secret_state() == before
         dealer.apply(event)
         steps += 1
         for s in hand.seats:

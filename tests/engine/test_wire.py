@@ -3,7 +3,12 @@
 from __future__ import annotations
 
 import contextlib
+import copy
 import json
+import re
+import subprocess
+import sys
+from pathlib import Path
 from typing import Any
 
 import pytest
@@ -11,7 +16,11 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from engine import wire
+from engine.floor import FloorError
+from engine.publicstate import PublicState, idle_state
 from engine.wire import Channel, Role, WireError
+
+ROOT = Path(__file__).resolve().parents[2]
 
 T = "t1"
 
@@ -48,7 +57,7 @@ SAMPLES: list[tuple[Channel, str, dict[str, Any]]] = [
     (Channel.COMMAND, "ruling", {"prompt": "p-17", "option": "replace"}),
     (Channel.COMMAND, "manual_card", {"seat": 4, "card": "??", "face_up": False}),
     (Channel.COMMAND, "table", {"op": "buy_in", "seat": 6, "amount": 400}),
-    (Channel.STATE, "state", {"state": {"hand": 12, "seats": {}}}),
+    (Channel.STATE, "state", {"state": idle_state("t1").to_json()}),
     (Channel.PROMPT, "prompts", {"open": [{"prompt": "p-1", "text": "Hole card exposed at seat 3",
                                            "options": ["upcard", "misdeal"], "rule": "stud 5"}]}),
     (Channel.HISTORY, "hand", {"hand": "t1-000012", "variant": "F7S", "events": [{"a": 1}], "phh": "x = 1"}),
@@ -235,3 +244,65 @@ def test_deep_nesting_and_huge_numbers_are_wire_errors() -> None:
                     b'{"v":1,"source":"e","session":1,"seq":1,"kind":"state","state":{"x":1e999}}')
     with pytest.raises(WireError, match="exceeds"):
         wire.decode(SHOE, b" " * (wire.MAX_PAYLOAD_BYTES + 1))
+
+
+# ---------------------------------------------------------------------------- public/state schema
+
+
+def _real_states() -> list[dict[str, Any]]:
+    from engine.public import public_state
+    from engine.scenario import build_floor, load, step_inputs
+
+    states = []
+    for name in ("showdown", "stud-out-of-cards-common", "deck-duplicate-card"):
+        data = load(ROOT / "tests" / "scenarios" / f"{name}.toml")
+        floor, _ = build_floor(data["table"])
+        for step in data["steps"]:
+            for inp in step_inputs(step, floor):
+                with contextlib.suppress(FloorError):
+                    floor.handle(inp)
+                service = {"prompts": floor.open_prompts(), "devices": {"shoe-1": {"online": True}},
+                           "last_error": {"source": "console-1", "input": "show", "reason": "no"},
+                           "input": None, "shoe_active": True, "camera_active": False}
+                states.append(public_state(floor.table, None, "t1", service))
+    return states
+
+
+def test_every_state_the_engine_builds_is_a_public_state_and_round_trips() -> None:
+    states = _real_states()
+    assert len(states) > 30
+    for state in states:
+        tree = PublicState.from_json(state)
+        assert tree.to_json() == state
+        wire.make("t1", Channel.STATE, "state", source="engine", session=1, seq=1, state=state)
+
+
+@pytest.mark.parametrize(
+    ("change", "path"),
+    [
+        (lambda s: s["seats"][0]["cards"][0].update(up="yes"), "seats[0].cards[0].up"),
+        (lambda s: s["seats"][0].pop("down_count"), "seats[0].down_count"),
+        (lambda s: s.update(hole_cards={"1": ["As", "Kd"]}), "hole_cards"),
+        (lambda s: s["seats"][0].update(down=["As"]), "seats[0].down"),
+        (lambda s: s.update(pot="lots"), "pot"),
+        (lambda s: s.update(v=2), "v"),
+    ],
+)
+def test_a_state_off_the_schema_is_a_wire_error_naming_the_field(change: Any, path: str) -> None:
+    state = copy.deepcopy(next(s for s in _real_states() if s["seats"] and s["seats"][0]["cards"]))
+    change(state)
+    with pytest.raises(WireError, match=re.escape(repr(path))):
+        wire.make("t1", Channel.STATE, "state", source="engine", session=1, seq=1, state=state)
+
+
+def test_extension_fields_pass_unchecked() -> None:
+    state = dict(idle_state("t1").to_json(), x_sent_at=12.5)
+    msg = wire.decode(wire.topic("t1", Channel.STATE), wire.encode(
+        wire.make("t1", Channel.STATE, "state", source="engine", session=1, seq=1, state=state)))
+    assert msg.body["state"]["x_sent_at"] == 12.5
+
+
+def test_the_public_state_example_in_the_docs_is_generated_from_the_code() -> None:
+    proc = subprocess.run([sys.executable, str(ROOT / "docs" / "gen_wire.py"), "--check"],
+                          capture_output=True, text=True, timeout=60)
+    assert proc.returncode == 0, proc.stdout

@@ -14,6 +14,7 @@ from hypothesis import strategies as st
 
 from engine import wire
 from engine.bus import BusClient, BusError, SourceTracker, Verdict
+from engine.publicstate import idle_state
 from engine.wire import Channel, Message, Role
 from tests.support.mqtt import TestClient
 
@@ -250,14 +251,14 @@ def test_reconnect_resubscribes_and_loses_nothing(mqtt_broker: Any, bus: Any) ->
 
 def test_a_late_console_sees_the_retained_public_state(mqtt_broker: Any, bus: Any) -> None:
     engine = bus("engine", "engine").start()
-    engine.publish(Channel.STATE, "state", state={"hand": 3, "to_act": 5})
+    engine.publish(Channel.STATE, "state", state=dict(idle_state("t1").to_json(), hand_id=3, to_act=5))
     assert engine.flush()
     inbox = Inbox()
     console = bus("console", "console-2", on_message=inbox.add)
     console.subscribe(Channel.STATE)
     console.start()
     assert inbox.wait(lambda: bool(inbox.of(Channel.STATE)))
-    assert inbox.of(Channel.STATE)[0].body == {"state": {"hand": 3, "to_act": 5}}
+    assert inbox.of(Channel.STATE)[0].body == {"state": dict(idle_state("t1").to_json(), hand_id=3, to_act=5)}
 
 
 def test_handler_errors_do_not_stop_the_client(mqtt_broker: Any, bus: Any) -> None:
@@ -327,7 +328,7 @@ def test_embedded_broker_asks_the_acl_directly() -> None:
                            device="engine", role="engine", session=1).start()
         deadline = time.monotonic() + 10
         while not inbox.messages and time.monotonic() < deadline:
-            engine.publish(Channel.STATE, "state", state={"hand": 1})
+            engine.publish(Channel.STATE, "state", state=idle_state("t1").to_json())
             inbox.wait(lambda: bool(inbox.messages), 0.5)
         assert inbox.messages and inbox.messages[0].channel is Channel.STATE
         acl = broker._broker._studtable_acl
@@ -348,13 +349,13 @@ def test_a_publish_from_a_handler_goes_out_before_the_handler_returns(mqtt_broke
     inbox = Inbox()
 
     def handler(msg: Message) -> None:
-        engine.publish(Channel.STATE, "state", state={"seat": msg.body["seat"]})
+        engine.publish(Channel.STATE, "state", state=dict(idle_state("t1").to_json(), x_seat=msg.body["seat"]))
         if msg.body["seat"] == 2:
             time.sleep(1.0)  # the hand log, the next hand, store upkeep...
             returned.set()
 
     def watch(msg: Message) -> None:
-        if msg.body["state"]["seat"] == 2:
+        if msg.body["state"]["x_seat"] == 2:
             seen.append(returned.is_set())
         inbox.add(msg)
 

@@ -22,6 +22,7 @@ from paho.mqtt.enums import CallbackAPIVersion
 from engine.broker.cardroom import TableCerts, write_cardroom
 from engine.broker.config import write_config
 from engine.bus import BusClient
+from engine.publicstate import idle_state
 from engine.wire import Channel, topic
 from tests.support.fixtures import (
     MosquittoBroker,
@@ -165,7 +166,7 @@ def test_tables_bridged_to_a_central_broker_over_tls(tmp_path: Path) -> None:
             clients.append(shoe)
             shoe.publish(Channel.SHOE, "card_drawn", counter=1, uid="04aabbccdd", card="As", deck="d1",
                          quality=200, status="ok")
-            engine.publish(Channel.STATE, "state", state={"table": t, "pot": 7})
+            engine.publish(Channel.STATE, "state", state=dict(idle_state(t).to_json(), pot=7))
             engine.publish(Channel.HISTORY, "hand", hand=f"{t}-1", variant="F7S", events=[], phh=None)
         wanted = {topic(t, c) for t in tables for c in (Channel.STATE, Channel.HISTORY)}
         assert eventually(lambda: wanted <= {tp for tp, _ in recorder.received}), recorder.received

@@ -16,6 +16,7 @@ from typing import Any
 import pytest
 
 from engine import wire
+from engine.publicstate import idle_state
 from engine.wire import Channel
 from tests.support.mqtt import TestClient
 
@@ -37,7 +38,7 @@ def history_secret(marker: str) -> bytes:
 
 def public_state(marker: str) -> bytes:
     return wire.encode(wire.make(T, Channel.STATE, "state", source="engine", session=1, seq=51,
-                                 state={"public": marker}))
+                                 state=dict(idle_state(T).to_json(), x_public=marker)))
 
 
 @pytest.fixture

@@ -155,13 +155,13 @@ def test_inputs_are_stored_before_state_and_replayed_after_restart(table: Any) -
     console = client(broker, "console", "console-1")
     console.publish(Channel.COMMAND, "action", seat=state["to_act"], action="bring_in", amount=2)
     state = wait_state(monitor, lambda s: s["pot"] == 5)
-    live = service.core.floor.hand.snapshot()
+    live = service.core.floor.hand.secret_state()
     service.stop()
     # A new engine process on the same store: it replays and is exactly where the old one was.
     again = EngineService(engine_config(broker, tmp_path / "engine.db")).start()
     try:
         assert again.replayed >= 12
-        assert again.core.floor.hand.snapshot() == live
+        assert again.core.floor.hand.secret_state() == live
         # A redelivered shoe message (same source, session, seq) is recognised and ignored.
         raw = TestClient(broker, "bridge", client_id="shoe-1")
         assert raw.connected()
@@ -169,7 +169,7 @@ def test_inputs_are_stored_before_state_and_replayed_after_restart(table: Any) -
                         uid="04aaaaaaaaaaaa", card="Qs", deck="d1", quality=200, status="ok")
         raw.publish(dup.topic, wire.encode(dup))
         time.sleep(0.5)
-        assert again.core.floor.hand.snapshot() == live
+        assert again.core.floor.hand.secret_state() == live
         raw.close()
     finally:
         again.stop()
@@ -184,11 +184,11 @@ def test_a_refused_command_changes_nothing_and_says_why(table: Any) -> None:
     assert monitor.connected()
     monitor.subscribe([wire.topic(TABLE, Channel.STATE)])
     console = client(broker, "console", "console-1")
-    before = service.core.floor.hand.snapshot()
+    before = service.core.floor.hand.secret_state()
     console.publish(Channel.COMMAND, "action", seat=2, action="raise", amount=99)
     state = wait_state(monitor, lambda s: s.get("last_error") is not None)
     assert "no hand is in progress" in state["last_error"]["reason"] or "not accepted" in state["last_error"]["reason"]
-    assert service.core.floor.hand.snapshot() == before
+    assert service.core.floor.hand.secret_state() == before
     console.stop()
     monitor.close()
 
@@ -207,11 +207,11 @@ def test_postgres_store_replays_like_sqlite(mosquitto_broker: Any, pg_dsn: str) 
         for k in range(9):
             draw(bridge, k + 1, deck[k * 3 + 1])
         wait_state(monitor, lambda s: s["phase"] == "betting")
-        live = service.core.floor.hand.snapshot()
+        live = service.core.floor.hand.secret_state()
         service.stop()
         again = EngineService(config).start()
         try:
-            assert again.core.floor.hand.snapshot() == live
+            assert again.core.floor.hand.secret_state() == live
         finally:
             again.stop()
     finally:

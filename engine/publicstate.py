@@ -1,0 +1,321 @@
+"""The schema of ``public/state``: what both screens draw from, as a typed tree.
+
+Theory of operation
+-------------------
+``PublicState`` and the dataclasses under it are the whole public snapshot of a
+table (engine/public.py builds it from the table and its hand; the engine service
+adds its own part, ``ServiceView``).  ``to_json`` gives the JSON object carried in
+the ``state`` field of a ``public/state`` message; ``from_json`` reads one back
+and refuses anything else with ``StateError``, naming the field path
+(``seats[2].cards[0].up``).  ``engine.wire`` registers ``from_json`` as the check of
+the ``state`` field, so the sender and every receiver hold the same contract.
+
+Fields that are only sometimes present are ``None`` here and absent from the JSON
+(``next_deal`` outside dealing, the service part when a state is built without
+it); ``Optional`` fields that JSON carries as ``null`` are listed in
+``_NULLABLE``.  The tree imports nothing of the engine: any client may use it.
+
+Top-level fields named ``x_...`` are extensions for tools (a bench's send time, a
+test's marker): any JSON, not checked, ignored by the screens.
+
+Nothing in it is SECRET: a down card appears as ``"??"`` until its player shows it.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import types
+from dataclasses import dataclass, field
+from typing import Any, ClassVar, Union, get_args, get_origin, get_type_hints
+
+STATE_VERSION = 1
+EXTENSION = "x_"  # top-level fields for tools, not checked (see the module docstring)
+
+
+class StateError(ValueError):
+    """A ``public/state`` object that breaks the schema; the message names the field path."""
+
+
+@dataclass(frozen=True, slots=True)
+class GameView:
+    variant: str  # F7S, F7S/8, FR
+    name: str
+    ante: int
+    bring_in: int
+    small_bet: int
+    big_bet: int
+    max_raises: int
+    rules: str  # the house-rule profile: rrop, wsop2023
+
+
+@dataclass(frozen=True, slots=True)
+class CardView:
+    card: str  # a card code, or "??" for a down card its player has not shown
+    up: bool
+
+
+@dataclass(frozen=True, slots=True)
+class SeatView:
+    seat: int
+    name: str
+    stack: int
+    sitting_out: bool
+    in_hand: bool
+    status: str  # waiting, sitting_out, active, folded, mucked, all_in
+    bet: int
+    committed: int
+    up: list[str]
+    down_count: int
+    shown: list[str]  # down cards shown at the showdown
+    cards: list[CardView]  # in deal order
+
+
+@dataclass(frozen=True, slots=True)
+class OptionView:
+    action: str
+    amount: int
+    all_in: bool
+    label: str
+
+
+@dataclass(frozen=True, slots=True)
+class AnnouncementView:
+    kind: str
+    text: str
+    seats: list[int]
+
+
+@dataclass(frozen=True, slots=True)
+class AwardView:
+    pot: int
+    amount: int
+    seat: int
+    share: str
+    hand: str
+
+
+@dataclass(frozen=True, slots=True)
+class DealView:
+    """The next card due: ``burn`` or ``card`` (seat, face_up), or ``set_aside`` (count) (RRoP stud 14)."""
+
+    kind: str
+    seat: int | None
+    face_up: bool
+    count: int | None = None  # set_aside only
+
+
+@dataclass(frozen=True, slots=True)
+class PromptOptionView:
+    id: str
+    label: str
+
+
+@dataclass(frozen=True, slots=True)
+class PromptView:
+    id: str
+    rule: str
+    title: str
+    seats: list[int]
+    text: str
+    clause: str
+    options: list[PromptOptionView]
+
+
+@dataclass(frozen=True, slots=True)
+class DeviceView:
+    online: bool
+    role: str | None = None  # the broker role (engine, bridge, vision, ...), if known
+    last_seen_s: float | None = None  # seconds since its last message, if known
+
+
+@dataclass(frozen=True, slots=True)
+class ErrorView:
+    """The last refused input: who sent it, its kind, and the reason (public data only)."""
+
+    source: str
+    input: str | None
+    reason: str
+
+
+@dataclass(frozen=True, slots=True)
+class InputView:
+    """The wire header of the last device input applied."""
+
+    source: str
+    session: int | None
+    seq: int | None
+
+
+@dataclass(frozen=True, slots=True)
+class ServiceView:
+    """The engine service's part of the state (engine/service.py sets every field; a tool that
+    builds states without a service, such as the console's scripted hand, may set some)."""
+
+    prompts: list[PromptView] | None = None
+    devices: dict[str, DeviceView] | None = None
+    last_error: ErrorView | None = None
+    input: InputView | None = None
+    shoe_active: bool | None = None
+    camera_active: bool | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class PublicState:
+    """The whole public snapshot of a table; see the module docstring."""
+
+    v: int
+    table: str
+    seat_count: int
+    hand_id: int | None
+    hands_played: int
+    game: GameView | None
+    phase: str  # idle, dealing, betting, showdown, complete
+    street: str | None
+    street_index: int | None
+    bet_size: int | None
+    seats: list[SeatView]
+    pot: int
+    common: list[str]
+    to_act: int | None
+    options: list[OptionView]
+    to_call: int
+    announcements: list[AnnouncementView]
+    awards: list[AwardView]
+    next_deal: list[DealView] | None = None  # present while dealing
+    service: ServiceView | None = field(default=None)  # flat in the JSON, beside the rest
+
+    _FLAT: ClassVar[str] = "service"
+
+    def to_json(self) -> dict[str, Any]:
+        data = _encode(self)
+        assert isinstance(data, dict)
+        service = data.pop(self._FLAT, None)
+        if service is not None:
+            data.update(service)
+        return data
+
+    @classmethod
+    def from_json(cls, data: Any) -> PublicState:
+        if not isinstance(data, dict):
+            raise StateError("the state must be a JSON object")
+        own = {f.name for f in dataclasses.fields(cls)} - {cls._FLAT}
+        service_names = {f.name for f in dataclasses.fields(ServiceView)}
+        body = {k: v for k, v in data.items() if k not in service_names and not str(k).startswith(EXTENSION)}
+        flat = {k: v for k, v in data.items() if k in service_names}
+        unknown = set(body) - own
+        if unknown:
+            raise StateError(f"field {sorted(unknown)[0]!r} is not part of the state")
+        state = _decode(cls, body, "")
+        if flat:  # the service's fields, named flat as they travel
+            service = _decode(ServiceView, flat, "")
+            state = dataclasses.replace(state, service=service)
+        assert isinstance(state, PublicState)
+        if state.v != STATE_VERSION:
+            raise StateError(f"field 'v' must be {STATE_VERSION}, got {state.v}")
+        return state
+
+
+def idle_state(table: str, seat_count: int = 8) -> PublicState:
+    """The state of a table with nobody seated and no hand (a start, or a placeholder in tests)."""
+    return PublicState(
+        v=STATE_VERSION, table=table, seat_count=seat_count, hand_id=None, hands_played=0, game=None,
+        phase="idle", street=None, street_index=None, bet_size=None, seats=[], pot=0, common=[], to_act=None,
+        options=[], to_call=0, announcements=[], awards=[],
+    )
+
+
+# Fields whose JSON is ``null`` when unset (the others are left out of the JSON when ``None``).
+_NULLABLE = frozenset(
+    {
+        ("PublicState", "hand_id"), ("PublicState", "game"), ("PublicState", "street"),
+        ("PublicState", "street_index"), ("PublicState", "bet_size"), ("PublicState", "to_act"),
+        ("DealView", "seat"), ("ServiceView", "last_error"), ("ServiceView", "input"),
+        ("ErrorView", "input"), ("InputView", "session"), ("InputView", "seq"),
+    }
+)
+
+
+def _encode(value: Any) -> Any:
+    if dataclasses.is_dataclass(value) and not isinstance(value, type):
+        name = type(value).__name__
+        out: dict[str, Any] = {}
+        for f in dataclasses.fields(value):
+            item = getattr(value, f.name)
+            if item is None and (name, f.name) not in _NULLABLE:
+                continue
+            out[f.name] = _encode(item)
+        return out
+    if isinstance(value, list):
+        return [_encode(v) for v in value]
+    if isinstance(value, dict):
+        return {k: _encode(v) for k, v in value.items()}
+    return value
+
+
+_HINTS: dict[type, dict[str, Any]] = {}
+
+
+def _hints(cls: type) -> dict[str, Any]:
+    hints = _HINTS.get(cls)
+    if hints is None:
+        hints = _HINTS[cls] = get_type_hints(cls)
+    return hints
+
+
+def _decode(tp: Any, value: Any, path: str) -> Any:
+    where = path or "state"
+    origin = get_origin(tp)
+    if origin in (Union, types.UnionType):
+        args = [a for a in get_args(tp) if a is not type(None)]
+        if value is None:
+            return None
+        return _decode(args[0], value, path)
+    if origin is list:
+        if not isinstance(value, list):
+            raise StateError(f"field {where!r} must be a list")
+        (inner,) = get_args(tp)
+        return [_decode(inner, v, f"{path}[{i}]") for i, v in enumerate(value)]
+    if origin is dict:
+        if not isinstance(value, dict):
+            raise StateError(f"field {where!r} must be an object")
+        _, inner = get_args(tp)
+        return {str(k): _decode(inner, v, f"{path}.{k}" if path else str(k)) for k, v in value.items()}
+    if isinstance(tp, type) and dataclasses.is_dataclass(tp):
+        if not isinstance(value, dict):
+            raise StateError(f"field {where!r} must be an object")
+        hints = _hints(tp)
+        names = [f.name for f in dataclasses.fields(tp)]
+        extra = set(value) - set(names)
+        if extra:
+            raise StateError(f"field {(path + '.' if path else '') + sorted(extra)[0]!r} is not part of the state")
+        kwargs: dict[str, Any] = {}
+        for f in dataclasses.fields(tp):
+            sub = f"{path}.{f.name}" if path else f.name
+            if f.name not in value:
+                omitted_when_none = (tp.__name__, f.name) not in _NULLABLE and _optional(hints[f.name])
+                if f.default is not dataclasses.MISSING or omitted_when_none:
+                    continue
+                raise StateError(f"field {sub!r} is missing")
+            kwargs[f.name] = _decode(hints[f.name], value[f.name], sub)
+        return tp(**kwargs)
+    if tp is bool:
+        if not isinstance(value, bool):
+            raise StateError(f"field {where!r} must be true or false")
+        return value
+    if tp is int:
+        if isinstance(value, bool) or not isinstance(value, int):
+            raise StateError(f"field {where!r} must be a whole number")
+        return value
+    if tp is float:
+        if isinstance(value, bool) or not isinstance(value, int | float):
+            raise StateError(f"field {where!r} must be a number")
+        return value
+    if tp is str:
+        if not isinstance(value, str):
+            raise StateError(f"field {where!r} must be a string")
+        return value
+    raise StateError(f"field {where!r}: no rule for {tp!r}")  # pragma: no cover - a schema bug
+
+
+def _optional(tp: Any) -> bool:
+    return get_origin(tp) in (Union, types.UnionType) and type(None) in get_args(tp)
