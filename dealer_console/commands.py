@@ -48,6 +48,8 @@ def register(sub: Any) -> None:
                       help="make one thing go wrong mid-hand, on purpose")
     demo.add_argument("--processes", action="store_true",
                       help="run the engine and the shoe bridge as their own processes (the camera always is one)")
+    demo.add_argument("--manual", action="store_true",
+                      help="a table with no sensors: the simulated dealer keys every card on the console's card picker")
     demo.add_argument("--no-camera", action="store_true",
                       help="leave out the simulated overhead camera and the vision service (the shoe alone)")
     demo.add_argument("--autoplay", action="store_true",
@@ -122,7 +124,7 @@ def _demo(args: argparse.Namespace) -> int:
         _card_art()
     opts = DemoOptions(seed=args.seed, variant=args.variant, players=args.players, drill=args.drill,
                        workdir=args.keep, camera=not args.no_camera,
-                       processes=args.processes)
+                       processes=args.processes, manual=args.manual)
     narrate = None
     if not args.headless:
         ok, why = display_available()

@@ -245,6 +245,14 @@ class EngineCore:
         due = self.floor.seventh_street_due()
         if due is not None:  # RRoP stud 15: the seventh-street draw as the floor will take it
             state["next_deal"] = [{"kind": due[0], "seat": due[1], "face_up": due[2]}]
+        nxt = state.get("next_deal") or []
+        hand = self.floor.table.hand
+        if (nxt and nxt[0].get("kind") == "burn" and hand is not None
+                and not any(d.startswith(("shoe", "bridge")) for d in self.devices)):
+            # A table that never had a shoe keys its cards by hand and has no burn to key: the
+            # dealer's screen names the next card due instead (issue 21, 7 and 12).
+            cards = [s for s in hand.expected_deal() if s[0] == "card"][:1]
+            state["next_deal"] = [{"kind": k, "seat": seat, "face_up": up} for k, seat, up in cards]
         aside = self.floor.set_aside_due()
         if aside:
             # RRoP stud 14: the dealer's next draws are taken out of play, not dealt.

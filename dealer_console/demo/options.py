@@ -46,6 +46,7 @@ class DemoOptions:
     bridge_process: bool = False  # run the shoe bridge as a `studtable bridge` process (else a thread here)
     processes: bool = False  # engine and bridge as their own processes, as a real table runs them
     camera_fps: float = 12.0
+    manual: bool = False  # no sensors at all: the dealer keys every card on the console's card picker
 
     def check(self) -> None:
         if self.variant not in VARIANTS:
@@ -65,5 +66,13 @@ class DemoOptions:
             raise DemoError(f"the {self.drill} drill needs the camera (leave out --no-camera)")
         if self.hands < 1:
             raise DemoError("--hands must be at least 1")
+        if self.manual:
+            if self.drill is not None:
+                raise DemoError("the drills need the shoe; a manual table (--manual) runs none")
+            if self.players > 7:
+                # With no burns keyed, eight players need 56 cards by seventh street.
+                raise DemoError("a manual table (--manual) seats 2 to 7 players")
+            self.camera = False
+            self.processes = self.bridge_process = False
 
 

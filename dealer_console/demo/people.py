@@ -100,6 +100,7 @@ class SimulatedTable(Drills, TruthCheck):
         self.chips: dict[str, int] = {}
         self.camera_checks: list[dict[str, Any]] = []
         self.camera_stalled_until: int | None = None  # camera-stall drill: the street it comes back on
+        self.hand_decks: dict[int, list[str]] = {}  # a manual table: the deck in the dealer's hand
         #: the dealer's hands on the console's touch screen (``run`` attaches the window's driver)
         self.console: ThreadedDriver | None = None
 
@@ -229,7 +230,8 @@ class SimulatedTable(Drills, TruthCheck):
         state = w.current()
         hand_id = int(state["hand_id"])
         self.truths[hand_id] = HandTruth(hand_id)
-        self.stack.sim.load()  # the dealer loads a freshly shuffled deck into the shoe
+        if self.stack.sim is not None:
+            self.stack.sim.load()  # the dealer loads a freshly shuffled deck into the shoe
         if self.stack.camera is not None:
             self.stack.camera.table_camera.clear()  # the last hand's cards are in the muck
         self.say.say(f"Hand {hand_id}: {state['game']['name']}, "
@@ -273,7 +275,40 @@ class SimulatedTable(Drills, TruthCheck):
             self.say.say(f"    set aside {card}")
             return
         self._pause(0.4)
-        self._draw(state, slots[0])
+        if self.opts.manual:
+            self._key(state, slots[0])
+        else:
+            self._draw(state, slots[0])
+
+    def _key(self, state: Mapping[str, Any], slot: Mapping[str, Any]) -> None:
+        """A manual table: the dealer deals the next card from the deck in hand and keys it on the
+        console's card picker (the seat and up/down are preset to the card due; checked, not assumed)."""
+        hand_id = int(state["hand_id"])
+        if slot.get("kind") != "card":
+            raise DemoError(f"a manual table was told to deal a {slot.get('kind')!r}; only cards are keyed")
+        deck = self.hand_decks.setdefault(hand_id, self._shuffled())
+        card = deck.pop(0)
+        seat, up = int(slot["seat"]), bool(slot.get("face_up"))
+        sig, err = self.watch.sig, state.get("last_error")
+        console = self.console
+        assert console is not None
+        for _ in range(len(state["seats"]) + 1):
+            if console.text("manual.seat") == f"Seat {seat}":
+                break
+            self._press("manual.seat.next", sig, sends=False)
+        self._press("manual.up" if up else "manual.down", sig, sends=False)
+        self._press("manual.pick", sig, sends=False)
+        self._press(f"card-picker.{card}", sig)
+        self.truths[hand_id].cards.append(("card", seat, up, card))
+        self.inputs["cards_keyed"] = self.inputs.get("cards_keyed", 0) + 1
+        self._await_change(sig, err, f"the {card} keyed for seat {seat}")
+
+    def _shuffled(self) -> list[str]:
+        from engine.cards import DECK
+
+        cards = [str(c) for c in DECK]
+        self.rng.shuffle(cards)
+        return cards
 
     def _act(self, state: Mapping[str, Any]) -> None:
         seat = int(state["to_act"])

@@ -64,7 +64,8 @@ def summary(table: SimulatedTable, stack: TableStack, opts: DemoOptions, elapsed
         "latency_ms": {"card_drawn_to_state": latency_summary(table.latencies)},
         "broker": "amqtt (embedded)" if getattr(stack.broker, "kind", "") == "amqtt" else getattr(stack.broker, "kind", "external"),
         "engine": "process" if opts.engine_process else "thread",
-        "bridge": "process" if opts.bridge_process else "thread",
+        "bridge": "none (a manual table: every card keyed on the console)" if opts.manual
+        else "process" if opts.bridge_process else "thread",
         "camera": camera_summary(table, stack),
         "console": console_summary(table),
         "elapsed_s": round(elapsed, 2),

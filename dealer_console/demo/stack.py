@@ -323,6 +323,11 @@ class TableStack:
         self.recorder = self._client(Role.RECORDER, RECORDER_DEVICE, self.watch.on_recorder, (Channel.HISTORY,),
                                      persistent=True)
         self.engine.start()
+        if opts.manual:
+            # No sensors: the dealer deals from a deck in hand and keys every card on the console.
+            self.watch.wait(lambda: self.watch.state is not None and bool(self.watch.state.get("seats")),
+                            20, "the engine's first table state")
+            return
         # The shoe: an enrolled deck (made-up tags), the simulator on a pty, the bridge reading it.
         rng = random.Random(opts.seed)
         uids = [bytes([0x04]) + rng.randbytes(6) for _ in range(52)]

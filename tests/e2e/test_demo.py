@@ -122,3 +122,13 @@ def test_windows_with_autoplay_play_a_hand_offscreen() -> None:
                           capture_output=True, text=True, timeout=300, env=env)
     assert done.returncode == 0, done.stderr[-2000:]
     assert "Hand 1:" in done.stdout and " wins " in done.stdout
+
+
+def test_manual_table_every_card_keyed_on_the_console_picker() -> None:
+    """No shoe, no camera: the simulated dealer keys every card on the 52-card picker (seat and
+    up/down preset by the engine's next card due), shows on the picker too, and every hand checks."""
+    result = run_demo(DemoOptions(hands=2, seed=13, players=3, manual=True))
+    assert_table_ok(result, 2, players=3)
+    assert result["inputs"]["cards_drawn"] == 0 and result["inputs"]["cards_keyed"] >= 2 * 3 * 3
+    assert result["camera"] is None and result["bridge"].startswith("none")
+    assert result["console"]["taps"] > result["inputs"]["cards_keyed"] and result["console"]["taps_swallowed_by_guard"] == 0
