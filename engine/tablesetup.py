@@ -154,7 +154,7 @@ def _units(cfg: TableConfig, out: Path) -> dict[str, str]:
             f"{'dealer console' if screen.role == 'console' else 'table monitor'}",
             f"{exe} {screen.role} --config {conf}{flags}", after=[engine], wants=[engine],
             extra=[f"Environment=DISPLAY={screen.display}",
-                   f"Environment=XAUTHORITY=/home/{cfg.user}/.Xauthority"])
+                   f"Environment=XAUTHORITY={_home(cfg.user)}/.Xauthority"])
     return units
 
 
@@ -219,6 +219,15 @@ def _setup(args: argparse.Namespace) -> int:
     for i, step in enumerate(steps, 1):
         print(f"  {i}. {step}")
     return 0
+
+
+def _home(user: str) -> str:
+    import pwd
+
+    try:
+        return pwd.getpwnam(user).pw_dir
+    except KeyError:
+        return f"/home/{user}"
 
 
 def _user_exists(name: str) -> bool:

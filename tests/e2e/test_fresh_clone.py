@@ -16,6 +16,7 @@ import os
 import re
 import shutil
 import subprocess
+import tempfile
 import time
 from pathlib import Path
 
@@ -44,10 +45,19 @@ def test_the_readme_names_a_command_that_makes_its_own_venv() -> None:
 
 @pytest.mark.slow
 @pytest.mark.timeout(1800)
-def test_fresh_clone_runs_the_readme_command(tmp_path: Path) -> None:
+def test_fresh_clone_runs_the_readme_command() -> None:
     if shutil.which("git") is None:
         pytest.skip("git is not installed")
-    clone = tmp_path / "studtable"
+    # Its own folder, not pytest's tmp_path: other pytest runs on the machine prune old tmp_path folders,
+    # and this test runs for minutes.
+    tmp = Path(tempfile.mkdtemp(prefix="studtable-fresh-clone-"))
+    try:
+        _run_in_a_fresh_clone(tmp / "studtable")
+    finally:
+        shutil.rmtree(tmp, ignore_errors=True)
+
+
+def _run_in_a_fresh_clone(clone: Path) -> None:
     subprocess.run(["git", "clone", "--quiet", "--no-hardlinks", str(ROOT), str(clone)], check=True, timeout=120)
     command = f"{readme_first_command()} --headless --hands {HANDS}"
     # A user's shell: no PYTHONPATH pointing at a checkout, no virtual environment active.
