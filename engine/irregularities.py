@@ -203,8 +203,8 @@ RULES: Final[tuple[Rule, ...]] = (
         "Not enough cards for everyone",
         "detected",
         "the stub cannot serve every player their last card",
-        "Not enough cards: mix the last card with the burn cards, scramble, cut and burn; if there are still too "
-        "few, deal one common card face up.",
+        "Out of cards: {stub} card left for {waiting} players. Take out the last card and mix it with the "
+        "{burns} burn cards{removed}, scramble and cut; then {then}.",
         (
             _o("reshuffle", "Reshuffle the burns", "deck_reshuffled: burns go back into the stub"),
             _o("common", "Common card", "without a reshuffle: the next card is dealt face up to the centre"),

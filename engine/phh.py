@@ -322,6 +322,12 @@ def actions_of(events: Iterable[Event]) -> list[str]:
             else:
                 pending[e.seat] = pending.get(e.seat, "") + str(e.card)
             continue
+        amount = e.amount if isinstance(e, PlayerAction) else None
+        if isinstance(e, PlayerAction) and amount is None and e.action in ("complete", "bet", "raise"):
+            # Entered without an amount (the one the engine offers): PHH writes the amount.
+            opts = replay.options()
+            offered = [o.amount for o in (opts.options if opts else ()) if o.action == e.action]
+            amount = offered[0] if offered else None
         replay.apply(e)
         if isinstance(e, DeckReshuffled):
             note.append("reshuffle")
@@ -340,7 +346,7 @@ def actions_of(events: Iterable[Event]) -> list[str]:
             elif e.action in ("check", "call"):
                 out.append(f"{p} cc")
             else:
-                out.append(f"{p} cbr {e.amount}")
+                out.append(f"{p} cbr {amount}")
         elif isinstance(e, CardsShown):
             # PokerKit reads the shown cards as the whole hand, so write all of them in deal order.
             shown = replay.seat(e.seat).all_cards

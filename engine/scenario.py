@@ -109,11 +109,10 @@ def step_inputs(step: Mapping[str, Any], floor: Floor) -> list[dict[str, Any]]:
 
 def _next_deal_words(floor: Floor) -> str:
     """What the deal tracker tells the dealer to do next: ``burn``, ``seat 3 down``, ``seat 3 up``,
-    ``common`` (the common card, RRoP stud 15), ``set aside`` (RRoP stud 14), or ``none``."""
+    ``reshuffle`` or ``common`` (RRoP stud 15), ``set aside`` (RRoP stud 14), or ``none``."""
     if floor.set_aside_due():
         return "set aside"
-    tracker = getattr(floor, "next_deal", None)
-    slots = tracker() if callable(tracker) else (floor.table.hand.expected_deal()[:1] if floor.table.hand else [])
+    slots = floor.next_deal()
     if not slots:
         return "none"
     kind, seat, face_up = slots[0]

@@ -57,7 +57,7 @@ from engine.floor.prompts import FloorError, FloorOutputs
 from engine.floor.reports import ReportsMixin
 from engine.floor.rulings import RulingsMixin
 from engine.floor.shoe import ShoeMixin
-from engine.hand import Hand, IllegalAction, Phase, Street
+from engine.hand import DealSlot, Hand, IllegalAction, Phase, Street
 from engine.inputs import (
     SENSOR_INPUTS,
     Action,
@@ -107,6 +107,7 @@ class Floor(ShoeMixin, CameraMixin, ReportsMixin, RulingsMixin):
         # What the camera already raised, per hand: a card lying off the felt or a hole card face up is
         # one irregularity however many observations repeat it (the camera re-sends its view).
         self.camera_raised = set()
+        self.mixed_in = []  # RRoP stud 15: the last card, drawn, mixed with the burns
         self.boxed_cards = []  # RRoP 3.2(c): (hand, card) boxed cards reported on the deal
         # Cards dealt from the camera's view or keyed by hand while the shoe was offline: (hand, card).
         # The shoe keeps a draw made while its cable is out and sends it when it is back; that late
@@ -163,6 +164,19 @@ class Floor(ShoeMixin, CameraMixin, ReportsMixin, RulingsMixin):
                 exc.phase = self._phase()
             raise
         return out
+
+    def next_deal(self) -> list[DealSlot]:
+        """What the deal tracker tells the dealer to do next (public/state ``next_deal``): the
+        hand's own answer, but on a seventh street that ran short (RRoP stud 15) the floor's:
+        ("reshuffle", None, False) while the last card is to be mixed with the burns, then the
+        burn again, the cards or the common card as ``Hand.draw_slot`` gives them."""
+        hand = self.table.hand
+        if hand is None or hand.phase is not Phase.DEALING:
+            return []
+        if any(p.rule.id == "stud.out-of-cards" for p in self.prompts.values()):
+            return [("reshuffle", None, False)]
+        slot = hand.draw_slot(self.card_mode)
+        return [slot] if slot is not None else []
 
     # ------------------------------------------------------------- the table
 
@@ -240,8 +254,15 @@ class Floor(ShoeMixin, CameraMixin, ReportsMixin, RulingsMixin):
             waiting = hand.waiting_count()
             if hand.stub_size() < waiting:
                 # RRoP stud 15: every card is dealt but the last; it is mixed with the burn cards.
-                self._open("stud.out-of-cards", (), out, stub=hand.stub_size(), waiting=waiting,
-                           pool=hand.reshuffle_pool())
+                pool = hand.reshuffle_pool()
+                then = (
+                    "burn one and deal the rest" if pool > waiting
+                    else "deal the rest without a burn, so that each player gets a fresh card" if pool == waiting
+                    else "there are still too few: burn one and turn one common card face up for every hand"
+                )
+                removed = f" and the {len(hand.removed)} cards set aside" if hand.removed else ""
+                self._open("stud.out-of-cards", (), out, stub=hand.stub_size(), waiting=waiting, pool=pool,
+                           burns=len(hand.burns), removed=removed, then=then)
                 return
         for _ in range(64):
             hand = self.table.hand

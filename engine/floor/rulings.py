@@ -292,6 +292,8 @@ class RulingsMixin(FloorState):
         drawn = [h for h in self.held if isinstance(h, ShoeCard)]
         if drawn:
             self.held = [h for h in self.held if not isinstance(h, ShoeCard)]
+            # The shoe reads them again from the scrambled packet: not duplicates.
+            self.mixed_in.extend((hand.hand_id, h.card) for h in drawn if h.card is not None)
             out.notes.append(f"{len(drawn)} draw(s) before the reshuffle went into the mixed cards")
 
 

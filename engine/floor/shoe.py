@@ -26,7 +26,7 @@ class ShoeMixin(FloorState):
             out.notes.append("a card was drawn between hands; ignored")
             return
         c = inp.card if inp.card is not None else UNKNOWN
-        if c.known and c in hand.recycled and c not in hand.seen:
+        if c.known and c not in hand.seen and (c in hand.recycled or (hand.hand_id, c) in self.mixed_in):
             status = "ok"  # RRoP stud 15: reshuffled back into play; the shoe saw it once before
         if c.known and (hand.hand_id, c) in self.dealt_without_shoe and status in ("ok", "duplicate"):
             self.dealt_without_shoe.remove((hand.hand_id, c))
@@ -90,7 +90,11 @@ class ShoeMixin(FloorState):
         (RRoP stud 15: no burn when the stub is short, the reshuffled burns, a common card), so the
         dealer's screen can say it; None when ``expected_deal`` already does."""
         hand = self.table.hand
-        if hand is None or hand.phase is not Phase.DEALING or self.prompts:
+        if hand is None or hand.phase is not Phase.DEALING:
+            return None
+        if any(p.rule.id == "stud.out-of-cards" for p in self.prompts.values()):
+            return ("reshuffle", None, False)  # RRoP stud 15: mix the last card with the burns first
+        if self.prompts:
             return None
         slot = hand.draw_slot(self.card_mode)
         return None if slot == hand.next_deal() else slot

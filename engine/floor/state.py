@@ -41,6 +41,7 @@ class FloorState:
     card_mode: str | None  # RRoP stud 15 on seventh street: "reshuffled" or "common"
     hands: list[Hand]  # finished hands, in order
     camera_raised: set[tuple[int, str, int | None, str]]
+    mixed_in: list[tuple[int, Card]]  # RRoP stud 15: (hand, card) last cards drawn and mixed with the burns
     boxed_cards: list[tuple[int, str]]  # RRoP 3.2(c): (hand, card) boxed cards found on the deal
     dealt_without_shoe: list[tuple[int, Card]]
 

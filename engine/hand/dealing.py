@@ -131,8 +131,14 @@ class DealingMixin(HandState):
                 return ("burn", None, False)
             return ("common", None, True)
         if not self.burned_this_street and stub > waiting:
-            return ("burn", None, False)  # after the reshuffle the dealer burns again
-        # No burn when there are not as many cards as players still to receive one.
+            return ("burn", None, False)  # as on every street; after the reshuffle the dealer burns again
+        if not self.burned_this_street and card_mode is None and 2 <= stub < waiting:
+            # RRoP stud 15: too few cards for everyone: the dealer burns, then "all the cards are
+            # dealt except the last card, which is mixed with the burn cards" (the floor's prompt).
+            return ("burn", None, False)
+        # "If there are not as many cards as players remaining without a card, the dealer does not
+        # burn, so that each player can receive a fresh card": as many cards as players, or the
+        # reshuffled packet no larger than the players still waiting.
         for kind, seat, face_up in self.expected_deal():
             if kind == "card":
                 return (kind, seat, face_up)
@@ -274,8 +280,10 @@ class DealingMixin(HandState):
 
     def _burn_may_follow_cards(self, delivered: int) -> bool:
         """The rare cases where a burn comes after some seat already has this street's card."""
-        if self.street == _SEVENTH and self.recycled:
-            return True  # RRoP stud 15: after the reshuffle the dealer burns again
+        if self.street == _SEVENTH and (
+            self.recycled or any(isinstance(e, DeckReshuffled) for e in self.events[self.street_start :])
+        ):
+            return True  # RRoP stud 15: after the reshuffle the dealer burns again (unknown burns too)
         return all(len(s.cards) <= delivered or s.seat in self.early for s in self.seats if s.live)
 
     def _after_card(self) -> None:

@@ -14,8 +14,10 @@ import pytest
 
 from engine import phh
 from engine.events import DeckReshuffled, Event, PlayerAction
-from engine.hand import Hand
+from engine.floor import FloorError
+from engine.hand import Hand, Phase
 from engine.rules import Variant
+from engine.scenario import build_floor, load, step_inputs
 from engine.simulate import SimulatedDealer, new_hand
 from tests.engine.pokerkit_oracle import pokerkit_random_hand, random_config, random_stacks
 
@@ -170,3 +172,30 @@ def test_pokerkit_random_hands_replay_to_pokerkit_stacks(variant: Variant) -> No
         assert imported.hand.finishing_stacks() == pk_hand.finishing_stacks, pk_hand.text
     assert players == set(range(2, 9))
     assert reshuffled >= 2, reshuffled  # some of them ran out of cards (3 of the 200 F7S hands)
+
+
+@pytest.mark.parametrize("name", ["stud-out-of-cards-seven-players", "stud-out-of-cards-burns-again"])
+def test_floor_hand_that_ran_out_of_cards_exports_and_replays(name: str) -> None:
+    # RRoP stud 15 at a table with a shoe (rrop): burn, all but the last card, the last card mixed
+    # with the burns, (burn again,) the rest.  The export says where; the import replays it.
+    data = load(HERE.parent / "scenarios" / f"{name}.toml")
+    floor, _ = build_floor(data["table"])
+    for step in data["steps"]:
+        try:
+            for inp in step_inputs(step, floor):
+                floor.handle(inp)
+        except FloorError:
+            pass  # the scenario's expected refusals
+    hand = floor.table.hand
+    assert hand is not None
+    while hand.phase is Phase.BETTING:
+        floor.handle({"kind": "action", "seat": hand.to_act, "action": "check"})
+    while hand.phase is Phase.SHOWDOWN:
+        s = hand.seat(hand.to_act or 0)
+        floor.handle({"kind": "show", "seat": s.seat, "cards": [str(c) for c in s.down]})
+    assert hand.is_over
+    text = phh.dumps(hand)
+    assert "_studtable_reshuffled = true" in text and "# studtable: reshuffle" in text
+    again = phh.loads(text, "rrop")
+    assert again.hand.finishing_stacks() == hand.finishing_stacks()
+    assert [s.all_cards for s in again.hand.seats] == [s.all_cards for s in hand.seats]
