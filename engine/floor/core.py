@@ -167,16 +167,13 @@ class Floor(ShoeMixin, CameraMixin, ReportsMixin, RulingsMixin):
 
     def next_deal(self) -> list[DealSlot]:
         """What the deal tracker tells the dealer to do next (public/state ``next_deal``): the
-        hand's own answer, but on a seventh street that ran short (RRoP stud 15) the floor's:
-        ("reshuffle", None, False) while the last card is to be mixed with the burns, then the
-        burn again, the cards or the common card as ``Hand.draw_slot`` gives them."""
+        hand's ``expected_deal``, except where the floor knows better (``seventh_street_due``:
+        RRoP stud 15's reshuffle, the burn again or not, the common card)."""
         hand = self.table.hand
         if hand is None or hand.phase is not Phase.DEALING:
             return []
-        if any(p.rule.id == "stud.out-of-cards" for p in self.prompts.values()):
-            return [("reshuffle", None, False)]
-        slot = hand.draw_slot(self.card_mode)
-        return [slot] if slot is not None else []
+        due = self.seventh_street_due()
+        return [due] if due is not None else hand.expected_deal()[:1]
 
     # ------------------------------------------------------------- the table
 
