@@ -70,9 +70,8 @@ class DeviceHealth:
         self.broker_since = self.clock()
 
     def availability(self, device: str, online: bool) -> None:
+        """A retained availability (it may be hours old): online or not, never "heard just now"."""
         self._online[device] = online
-        if online:
-            self._seen[device] = self.clock()
 
     def birth(self, device: str, role: str) -> None:
         self._role[device] = role
@@ -97,9 +96,8 @@ class DeviceHealth:
                 self._online[device] = online
             age = info.get("last_seen_s")
             if isinstance(age, int | float) and not isinstance(age, bool):
-                seen = now - float(age)
-                if seen > self._seen.get(device, float("-inf")):
-                    self._seen[device] = seen
+                # The engine's age of its last message from the device, as of this state.
+                self._seen[device] = max(now - float(age), self._seen.get(device, float("-inf")))
 
     # -- outputs ------------------------------------------------------------
     def role_of(self, device: str) -> str:

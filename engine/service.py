@@ -188,6 +188,8 @@ class EngineCore:
         self.floor = Floor(config.game, config.table, config.seat_count)
         self.tracker = SourceTracker()
         self.devices: dict[str, bool] = {}
+        #: when each device was last heard (a data message or a birth; the service's monotonic clock)
+        self.heard: dict[str, float] = {}
         self.last_error: dict[str, Any] | None = None
         #: the key of the last input applied, shown on public/state so a sender sees it was taken
         self.last_input: dict[str, Any] | None = None
@@ -232,10 +234,18 @@ class EngineCore:
             return None
         return {"kind": "table", "op": "start_hand"}
 
-    def state(self) -> dict[str, Any]:
+    def state(self, now: float | None = None) -> dict[str, Any]:
+        """The public state; ``now`` (the clock ``heard`` is on) adds each device's ``last_seen_s``."""
+
+        def device(d: str, up: bool) -> dict[str, Any]:
+            info: dict[str, Any] = {"online": up}
+            if now is not None and d in self.heard:
+                info["last_seen_s"] = round(max(0.0, now - self.heard[d]), 1)
+            return info
+
         extra = {
             "prompts": self.floor.open_prompts(),
-            "devices": {d: {"online": up} for d, up in sorted(self.devices.items())},
+            "devices": {d: device(d, up) for d, up in sorted(self.devices.items())},
             "last_error": self.last_error,
             "input": self.last_input,
             "shoe_active": self.floor.shoe_active,
@@ -528,6 +538,8 @@ class EngineService:
                 self._owed.append({"kind": "source", "device": msg.source, "status": "online" if online else "offline"})
             self.publish()
             return
+        if msg.session is not None and msg.source != self.config.device:
+            self.core.heard[msg.source] = time.monotonic()  # the console shows the age since this
         if msg.session is None or msg.seq is None or msg.channel not in TRACKED_CHANNELS:
             return
         if not source_allowed(msg.channel, msg.source):
@@ -656,7 +668,7 @@ class EngineService:
         after a reconnect, when the broker may have lost its retained copy)."""
         if self._bus is None:
             return
-        state = self.core.state()
+        state = self.core.state(time.monotonic())
         prompts = self.core.prompts()
         if self._store_prompt is not None:  # outside the Floor and the log: it goes when the store writes
             state["prompts"] = [*state.get("prompts", []), self._store_prompt.to_json()]
