@@ -1,13 +1,13 @@
 """Frame time of two versions of the detector, measured side by side in one process.
 
-    python bench/bench_vision_ab.py aa7ffcc            # that commit's vision/detect.py against the working tree's
+    python bench/bench_vision_ab.py aa7ffcc            # that commit's detector (vision/detect) against the working tree's
     python bench/bench_vision_ab.py aa7ffcc HEAD --deck anglo --rounds 12
     python bench/bench_vision_ab.py /tmp/detect_variant.py          # a file instead of a revision
 
 Why: on a shared machine the frame time of one run wanders by a few milliseconds
 from run to run, more than a change worth making saves.  Here both detectors read
 the same frames, alternately, in one process, and the ratio of their medians is
-what is reported.  Only ``vision/detect.py`` is taken from the revision; the rest
+what is reported.  Only the detector (``vision/detect``, once ``vision/detect.py``) is taken from the revision; the rest
 of the package (the deck model, the enrollment) is the working tree's, so the two
 must agree on the deck file (they do while ``MODEL_VERSION`` is unchanged).
 
@@ -42,18 +42,41 @@ from vision.scene import FaceSet, render_scene  # noqa: E402
 ROOT = Path(__file__).resolve().parent.parent
 
 
-def detect_module(rev: str | None, name: str, tmp: Path) -> ModuleType:
-    """``vision/detect.py`` as it was at ``rev`` (None: the working tree; a path: that file), loaded as module ``name``."""
+def _rev_files(rev: str | None) -> dict[str, str]:
+    """The detector's source at ``rev`` (None: the working tree): ``{"detect.py": text}`` for the
+    single module it once was, ``{"detect/<file>.py": text, ...}`` for the package it is now."""
     if rev is None:
-        path = ROOT / "vision" / "detect.py"
-    elif rev.endswith(".py") and Path(rev).is_file():  # a variant kept aside while trying things
-        path = Path(rev)
+        pkg = ROOT / "vision" / "detect"
+        if pkg.is_dir():
+            return {f"detect/{f.name}": f.read_text() for f in sorted(pkg.glob("*.py"))}
+        return {"detect.py": (ROOT / "vision" / "detect.py").read_text()}
+    listing = subprocess.run(["git", "-C", str(ROOT), "ls-tree", "-r", "--name-only", rev, "vision/"],
+                             check=True, capture_output=True, text=True).stdout.split()
+    names = [n for n in listing if n == "vision/detect.py" or (n.startswith("vision/detect/") and n.endswith(".py"))]
+    return {n.removeprefix("vision/"): subprocess.run(["git", "-C", str(ROOT), "show", f"{rev}:{n}"], check=True,
+                                                       capture_output=True, text=True).stdout for n in names}
+
+
+def detect_module(rev: str | None, name: str, tmp: Path) -> ModuleType:
+    """The detector as it was at ``rev`` (None: the working tree; a path: that file), loaded as module ``name``.
+
+    The package ``vision.detect`` is copied under ``name`` with its own imports pointed at the copy,
+    so that two versions live side by side; the rest of ``vision`` is the working tree's.
+    """
+    if rev is not None and rev.endswith(".py") and Path(rev).is_file():  # a variant kept aside while trying things
+        spec = importlib.util.spec_from_file_location(name, Path(rev))
     else:
-        text = subprocess.run(["git", "-C", str(ROOT), "show", f"{rev}:vision/detect.py"],
-                              check=True, capture_output=True, text=True).stdout
-        path = tmp / f"{name}.py"
-        path.write_text(text)
-    spec = importlib.util.spec_from_file_location(name, path)
+        files = _rev_files(rev)
+        if "detect.py" in files:
+            path = tmp / f"{name}.py"
+            path.write_text(files["detect.py"])
+            spec = importlib.util.spec_from_file_location(name, path)
+        else:
+            pkg = tmp / name
+            pkg.mkdir()
+            for rel, text in files.items():
+                (pkg / rel.removeprefix("detect/")).write_text(text.replace("vision.detect", name))
+            spec = importlib.util.spec_from_file_location(name, pkg / "__init__.py", submodule_search_locations=[str(pkg)])
     assert spec is not None and spec.loader is not None
     module = importlib.util.module_from_spec(spec)
     sys.modules[name] = module  # dataclasses look their module up

@@ -241,7 +241,8 @@ class TableCamera:
 
     @staticmethod
     def _lit(region: np.ndarray, gain: np.ndarray) -> np.ndarray:
-        return np.clip(region.astype(np.float32) * gain[:, :, None], 0, 255).astype(np.uint8)
+        lit: np.ndarray = np.clip(region.astype(np.float32) * gain[:, :, None], 0, 255).astype(np.uint8)
+        return lit
 
     def _paint_background(self, rng: np.random.Generator) -> np.ndarray:
         felt = np.array(FELTS[felt_for(self.faces.back)[0]], np.float32)
@@ -253,4 +254,5 @@ class TableCamera:
         yy, xx = np.mgrid[0:h, 0:w].astype(np.float32)
         cx, cy = w * rng.uniform(0.4, 0.6), h * rng.uniform(0.4, 0.6)
         r2 = ((xx - cx) / w) ** 2 + ((yy - cy) / h) ** 2
-        return (1.05 - 0.35 * r2).astype(np.float32)
+        light: np.ndarray = (1.05 - 0.35 * r2).astype(np.float32)
+        return light

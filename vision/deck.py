@@ -32,13 +32,17 @@ import numpy as np
 from numpy.lib.stride_tricks import sliding_window_view
 
 from engine.cards import DECK
+from vision import discriminant
+from vision.corner import CARD_W as CARD_W  # the corner's geometry, re-exported for the detector
+from vision.corner import QUERY_BLUR as QUERY_BLUR
+from vision.corner import STRIP_H as STRIP_H
+from vision.corner import STRIP_W as STRIP_W
+from vision.corner import STRIP_X0 as STRIP_X0
+from vision.corner import STRIP_Y0 as STRIP_Y0
+from vision.corner import channels as channels
 from vision.window_match import window_stats
 
-CARD_W = 64  # canonical card width in template pixels
-STRIP_X0, STRIP_Y0 = 1, 1
-STRIP_W, STRIP_H = 16, 36
 BLUR = 1.0
-QUERY_BLUR = 0.4  # the detector's blur of what the camera shows (the templates get BLUR)
 BACK = 52  # label of the back
 THUMB = (12, 18)
 AUGMENT = ((52, 0.5), (70, 0.25), (90, 0.5))  # (camera card width px, sub-pixel phase)
@@ -127,7 +131,7 @@ def embed_plain(plain: np.ndarray, mean: np.ndarray, weight: np.ndarray) -> np.n
     The deck's average corner is subtracted and the rest weighted by where the cards differ.
     """
     m, wt, _basis, _ = _pooled_statistics(mean, weight)
-    pooled = plain - m
+    pooled: np.ndarray = plain - m
     pooled *= wt
     pooled /= np.sqrt(np.einsum("nd,nd->n", pooled, pooled))[:, None] + 1e-6
     return pooled
@@ -277,7 +281,7 @@ def embed_raw(raw: RawWindows, mean: np.ndarray, weight: np.ndarray) -> np.ndarr
     """
     _m, wt, basis, _ = _pooled_statistics(mean, weight)
     x, mu, spread = raw
-    y = x * wt
+    y: np.ndarray = x * wt
     y -= np.hstack([mu, spread[:, None]]).astype(np.float32) @ basis
     y /= (np.sqrt(np.einsum("nd,nd->n", y, y)) + 1e-6 * spread).astype(np.float32)[:, None]
     return y
@@ -351,20 +355,12 @@ def resampled_card(face: np.ndarray, aspect: float, src_w: int, phase: float) ->
     return cv2.warpAffine(cam, m, (CARD_W, round(CARD_W * aspect)), flags=cv2.INTER_LINEAR, borderMode=cv2.BORDER_REPLICATE)
 
 
-def channels(bgr: np.ndarray) -> np.ndarray:
-    """(H, W, 3) uint8/float BGR -> float32 (H, W, 3): brightness, red-green, blue-yellow."""
-    return cv2.transform(np.ascontiguousarray(bgr, dtype=np.float32), _CHANNELS)
-
-
-#: rows: output channel; columns: input B, G, R
-_CHANNELS = np.array([[1 / 3, 1 / 3, 1 / 3], [0.0, -0.8, 0.8], [0.6, -0.3, -0.3]], np.float32)
-
-
 def normalize(x: np.ndarray) -> np.ndarray:
     """Zero-mean per channel, unit norm over the last three axes (batched)."""
     x = x - x.mean(axis=(-3, -2), keepdims=True)
     n = np.sqrt((x * x).sum(axis=(-3, -2, -1), keepdims=True))
-    return x / np.maximum(n, 1e-6)
+    unit: np.ndarray = x / np.maximum(n, 1e-6)
+    return unit
 
 
 def thumb(card: np.ndarray) -> np.ndarray:
@@ -446,8 +442,6 @@ def enroll(faces: Mapping[str, np.ndarray], back: np.ndarray | None = None, name
             b = a + 1 + int(diff.argmin())
             raise EnrollmentError(f"faces {CODES[a]} and {CODES[b]} are the same picture; is one file a copy of the other?")
     cards = np.stack(wholes).astype(np.float16)
-    from vision import discriminant  # it builds on this module's corner features
-
     first = np.flatnonzero((var == 0) & (lab != BACK))  # the two plain views of each face, in label order
     lda_w, lda_b, lda_p, lda_m2 = discriminant.train([faces[c] for c in CODES], aspect, mean, weight, plain[first])
     return DeckModel(

@@ -23,7 +23,7 @@ from collections.abc import Sequence
 import cv2
 import numpy as np
 
-from vision.deck import CARD_W, QUERY_BLUR, STRIP_H, STRIP_W, STRIP_X0, STRIP_Y0, channels
+from vision.corner import CARD_W, QUERY_BLUR, STRIP_H, STRIP_W, STRIP_X0, STRIP_Y0, channels
 
 VIEWS_PER_CORNER = 48  # simulated camera views of each card corner (each way round)
 SHRINK = 0.25  # weight of the diagonal in the shrunk covariance
@@ -54,16 +54,17 @@ def camera_corner(face: np.ndarray, aspect: float, cam_w: float, angle_deg: floa
     rot = np.array([[np.cos(th), -np.sin(th)], [np.sin(th), np.cos(th)]])
     ox, oy = 4 + offset[0], 4 + offset[1]
     a = np.hstack([rot @ np.diag([sx, sy]), [[ox], [oy]]]).astype(np.float32)
-    cam = cv2.warpAffine(small, a, cam_size, flags=cv2.INTER_LINEAR, borderMode=cv2.BORDER_CONSTANT,
-                         borderValue=tuple(float(v) for v in background))
+    cam: np.ndarray = cv2.warpAffine(small, a, cam_size, flags=cv2.INTER_LINEAR, borderMode=cv2.BORDER_CONSTANT,
+                                     borderValue=tuple(float(v) for v in background))
     if blur > 0.05:
         cam = cv2.GaussianBlur(cam, (0, 0), blur)
     cam = cam.astype(np.float32) + rng.normal(0, noise, cam.shape).astype(np.float32)
     cam = np.clip(cam, 0, 255).astype(np.uint8)
     if jpeg < 100:
         ok, buf = cv2.imencode(".jpg", cam, [cv2.IMWRITE_JPEG_QUALITY, jpeg])
-        if ok:
-            cam = cv2.imdecode(buf, cv2.IMREAD_COLOR)
+        decoded = cv2.imdecode(buf, cv2.IMREAD_COLOR) if ok else None
+        if decoded is not None:
+            cam = decoded
     # The detector's crop: the card's corner at the template scale, k-fold supersampled and area-averaged
     # when the camera sees the card bigger than the template (as Detector._crop does).
     k = max(1, round(cam_w / CARD_W))

@@ -52,7 +52,7 @@ class FaceSet:
     @property
     def aspect(self) -> float:
         h, w = self.back.shape[:2]
-        return h / w
+        return float(h / w)
 
     @classmethod
     def load(cls, directory: Path, name: str | None = None) -> FaceSet:
@@ -91,7 +91,8 @@ class TruthCard:
 
     @property
     def center(self) -> np.ndarray:
-        return self.corners.mean(axis=0)
+        c: np.ndarray = self.corners.mean(axis=0)
+        return c
 
 
 @dataclass
@@ -105,18 +106,18 @@ class Scene:
 
     def seats(self) -> dict[int, dict[str, object]]:
         """Ground truth per seat: up cards in row order, number of down cards (in-view cards only)."""
-        out: dict[int, dict[str, object]] = {}
+        ups: dict[int, list[tuple[int, str]]] = {}
+        downs: dict[int, int] = {}
         for c in self.cards:
             if c.seat is None or c.role not in ("up", "down") or not c.in_view:
                 continue
-            s = out.setdefault(c.seat, {"up": [], "down": 0})
+            ups.setdefault(c.seat, [])
+            downs.setdefault(c.seat, 0)
             if c.role == "up":
-                s["up"].append((c.order, c.code))  # type: ignore[union-attr]
+                ups[c.seat].append((c.order, c.code))
             else:
-                s["down"] = int(s["down"]) + 1  # type: ignore[call-overload]
-        for s in out.values():
-            s["up"] = [code for _, code in sorted(s["up"])]  # type: ignore[arg-type]
-        return out
+                downs[c.seat] += 1
+        return {seat: {"up": [code for _, code in sorted(up)], "down": downs[seat]} for seat, up in ups.items()}
 
 
 # -- camera -------------------------------------------------------------------------------
@@ -150,7 +151,8 @@ def camera_homography(
     x1, y1 = pts.max(axis=0)
     sc = min(w * (1 - 2 * margin) / (x1 - x0), h * (1 - 2 * margin) / (y1 - y0))
     fit = np.array([[sc, 0, w / 2 - sc * (x0 + x1) / 2], [0, sc, h / 2 - sc * (y0 + y1) / 2], [0, 0, 1]])
-    return fit @ hmat
+    fitted: np.ndarray = fit @ hmat
+    return fitted
 
 
 def _project(hmat: np.ndarray, pts: np.ndarray) -> np.ndarray:
@@ -179,7 +181,7 @@ def _paste(canvas: np.ndarray, art: np.ndarray, dst: np.ndarray, shade: float = 
     if x1 <= x0 or y1 <= y0:
         return
     # Pre-shrink with area averaging: a plain perspective warp from 300 px to 80 px aliases.
-    target_w = max(np.linalg.norm(dst[1] - dst[0]), np.linalg.norm(dst[2] - dst[3]), 8)
+    target_w = max(float(np.linalg.norm(dst[1] - dst[0])), float(np.linalg.norm(dst[2] - dst[3])), 8)
     scale = min(1.0, 1.5 * target_w / art.shape[1])
     if scale < 1.0:
         art = cv2.resize(art, None, fx=scale, fy=scale, interpolation=cv2.INTER_AREA)
@@ -331,7 +333,7 @@ def render_scene(
     def place(code: str, face_up: bool, role: str, seat: int | None, order: int, tc: np.ndarray,
               art: np.ndarray | None = None, lift: float = 1.0) -> None:
         ic = _project(hmat, tc)
-        sh_blur = max(1.0, 0.02 * np.linalg.norm(ic[1] - ic[0]) * lift)
+        sh_blur = max(1.0, 0.02 * float(np.linalg.norm(ic[1] - ic[0])) * lift)
         _shadow(img, ic, np.array([1.5, 2.0]) * lift, 0.35, sh_blur)
         if art is None:
             art = faces.faces[code] if face_up else faces.back
@@ -421,9 +423,10 @@ def render_scene(
             if any(cv2.pointPolygonTest(t.table_corners.astype(np.float32), (float(c[0]), float(c[1])), True) > -(r + 12)
                    for t in cards):
                 continue
-            t = np.linspace(0, 2 * math.pi, 24, endpoint=False)
-            disc = c + np.stack([r * np.cos(t), r * np.sin(t)], axis=1)
-            col = tuple(int(v) for v in rng.choice([(30, 30, 200), (200, 60, 30), (20, 20, 20), (40, 160, 40), (240, 240, 240)]))
+            around = np.linspace(0, 2 * math.pi, 24, endpoint=False)
+            disc = c + np.stack([r * np.cos(around), r * np.sin(around)], axis=1)
+            b_, g_, r_ = (int(v) for v in rng.choice([(30, 30, 200), (200, 60, 30), (20, 20, 20), (40, 160, 40), (240, 240, 240)]))
+            col = (b_, g_, r_)
             _shadow(img, _project(hmat, disc), np.array([2.0, 2.0]), 0.4, 3)
             _fill_poly(img, _project(hmat, disc), col)
             cv2.polylines(img, [np.round(_project(hmat, c + (disc - c) * 0.7)).astype(np.int32)], True, (235, 235, 235), max(1, int(scale_px * 3)))
@@ -446,7 +449,7 @@ def _hue_distance(back: np.ndarray, felt_bgr: tuple[int, int, int]) -> float:
         return 90.0  # a black/white/grey back stands out on any felt
     hist = np.bincount(sat[:, 0], minlength=180)
     hb = int(np.argmax(hist))
-    hf = int(cv2.cvtColor(np.uint8([[felt_bgr]]), cv2.COLOR_BGR2HSV)[0, 0, 0])
+    hf = int(cv2.cvtColor(np.array([[felt_bgr]], np.uint8), cv2.COLOR_BGR2HSV)[0, 0, 0])
     d = abs(hb - hf)
     return float(min(d, 180 - d))
 
@@ -480,4 +483,6 @@ def _apply_conditions(rng: np.random.Generator, img: np.ndarray) -> np.ndarray:
     q = int(rng.integers(60, 93))
     ok, buf = cv2.imencode(".jpg", out, [cv2.IMWRITE_JPEG_QUALITY, q])
     assert ok
-    return cv2.imdecode(buf, cv2.IMREAD_COLOR)
+    decoded = cv2.imdecode(buf, cv2.IMREAD_COLOR)
+    assert decoded is not None
+    return decoded

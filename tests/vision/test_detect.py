@@ -123,7 +123,7 @@ def test_reuse_gives_the_same_cards_on_a_still_table(faces_dir) -> None:
 
 def test_sliding_median_by_counting() -> None:
     """The top-edge medians under every corner window equal numpy's median, truncated and clipped."""
-    from vision.detect import _sliding_median
+    from vision.detect.rows import _sliding_median
 
     rng = np.random.default_rng(3)
     for _ in range(50):
@@ -176,7 +176,7 @@ def test_strip_look_reads_what_the_corner_cannot(faces_dir) -> None:
         calib = calibrate(scene.image, scene.layout)
         with_strip.add(score_scene(scene, Detector(model, calib).detect(scene.image)))
         without.add(score_scene(scene, Detector(corner_only, calib).detect(scene.image)))
-    assert D.STRIP_LAMBDA > 0
+    assert D.PARAMS.strip_lambda > 0
     assert with_strip.up_correct > without.up_correct, (with_strip.errors, without.errors)
 
 
@@ -216,9 +216,9 @@ def test_a_pip_in_a_wide_strip_is_not_a_card(faces_dir, monkeypatch) -> None:
     checked, unchecked = Score(), Score()
     for scene, calib in zip(scenes, calibs, strict=True):
         checked.add(score_scene(scene, Detector(model, calib).detect(scene.image)))
-    monkeypatch.setattr(D, "EXPLAIN_MIN", 2.0)  # no strip score reaches it: the check never fires
+    never = dataclasses.replace(D.PARAMS, explain_min=2.0)  # no strip score reaches it: the check never fires
     for scene, calib in zip(scenes, calibs, strict=True):
-        unchecked.add(score_scene(scene, Detector(model, calib).detect(scene.image)))
+        unchecked.add(score_scene(scene, Detector(model, calib, params=never).detect(scene.image)))
     assert unchecked.false_cards >= 2, unchecked.errors  # what the check is for
     assert checked.false_cards == 0, checked.errors
     assert checked.up_correct >= unchecked.up_correct + 2, (checked.errors, unchecked.errors)
@@ -246,11 +246,10 @@ def test_a_weak_corner_that_is_an_index_is_believed(faces_dir, monkeypatch) -> N
     (The second match over the band's whole height also finds it, so that step is off here.)"""
     import vision.detect as D
 
-    monkeypatch.setattr(D, "WIDE_BELOW", 0.0)
+    narrow = dataclasses.replace(D.PARAMS, wide_below=0.0)
     model, scene, calib = _table(faces_dir, "swiss-xvii", 20000)
-    with_distance = score_scene(scene, Detector(model, calib).detect(scene.image))
-    monkeypatch.setattr(D, "INDEX_M2", 0.0)
-    without = score_scene(scene, Detector(model, calib).detect(scene.image))
+    with_distance = score_scene(scene, Detector(model, calib, params=narrow).detect(scene.image))
+    without = score_scene(scene, Detector(model, calib, params=dataclasses.replace(narrow, index_m2=0.0)).detect(scene.image))
     assert "seed 20000 seat 7 up #1 3c: read nothing" in without.errors
     assert with_distance.up_correct > without.up_correct, with_distance.errors
     assert with_distance.false_cards == 0, with_distance.errors
@@ -266,8 +265,7 @@ def test_a_card_lower_than_its_row_is_matched_over_the_band_height(faces_dir, mo
 
     model, scene, calib = _table(faces_dir, "tigullio", 40008)
     wide = score_scene(scene, Detector(model, calib).detect(scene.image))
-    monkeypatch.setattr(D, "WIDE_BELOW", 0.0)
-    narrow = score_scene(scene, Detector(model, calib).detect(scene.image))
+    narrow = score_scene(scene, Detector(model, calib, params=dataclasses.replace(D.PARAMS, wide_below=0.0)).detect(scene.image))
     row = [e for e in narrow.errors if "seat 2 up" in e]
     assert len(row) >= 2, narrow.errors  # the row read the wrong way round
     assert not [e for e in wide.errors if "seat 2 up" in e], wide.errors
@@ -309,11 +307,11 @@ def test_one_card_the_plan_cut_in_two_is_found_between_them(faces_dir, monkeypat
     (The second match over the band's height can also find it, so that step is off here.)"""
     import vision.detect as D
 
-    monkeypatch.setattr(D, "WIDE_BELOW", 0.0)
+    narrow = dataclasses.replace(D.PARAMS, wide_below=0.0)
     model, scene, calib = _table(faces_dir, "anglo", 50014)
-    merged = score_scene(scene, Detector(model, calib).detect(scene.image))
+    merged = score_scene(scene, Detector(model, calib, params=narrow).detect(scene.image))
     monkeypatch.setattr(D.Detector, "_merge_split_cards", lambda self, rows, reads: None)
-    split = score_scene(scene, Detector(model, calib).detect(scene.image))
+    split = score_scene(scene, Detector(model, calib, params=narrow).detect(scene.image))
     assert "seed 50014 seat 8 up #1 8d: read nothing" in split.errors
     assert not [e for e in merged.errors if "seat 8" in e], merged.errors
     assert merged.up_correct == split.up_correct + 1 and merged.false_cards == split.false_cards
@@ -325,9 +323,9 @@ def test_a_card_on_its_edge_is_half_turned_and_two_chips_are_not(faces_dir, monk
     black chip beside seat 3) and were reported as a half-turned card."""
     import vision.detect as D
 
-    def half_turned(deck: str, seed: int) -> tuple[list[Detection], list[np.ndarray]]:
+    def half_turned(deck: str, seed: int, params: D.DetectParams = D.PARAMS) -> tuple[list[Detection], list[np.ndarray]]:
         model, scene, calib = _table(faces_dir, deck, seed)
-        dets = Detector(model, calib).detect(scene.image)
+        dets = Detector(model, calib, params=params).detect(scene.image)
         truth = [c.corners.mean(axis=0) for c in scene.cards if c.in_view and c.role == "half_turned"]
         return [d for d in dets if d.half_turned], truth
 
@@ -336,8 +334,7 @@ def test_a_card_on_its_edge_is_half_turned_and_two_chips_are_not(faces_dir, monk
     assert np.linalg.norm(found[0].center - truth[0]) < 10
     found, truth = half_turned("tango", 10009)
     assert truth == [] and found == []
-    monkeypatch.setattr(D, "HALF_TURNED_FILL", 0.0)
-    found, _ = half_turned("tango", 10009)
+    found, _ = half_turned("tango", 10009, dataclasses.replace(D.PARAMS, half_turned_fill=0.0))
     assert len(found) == 1 and np.linalg.norm(found[0].center - np.array([1576, 519])) < 10
 
 
@@ -350,8 +347,8 @@ def test_a_red_card_on_burgundy_felt_is_found(faces_dir, monkeypatch) -> None:
     model, scene, calib = _table(faces_dir, "tango_nuevo", 10012)
     assert scene.info["felt"] == "burgundy"
     bright = score_scene(scene, Detector(model, calib).detect(scene.image))
-    monkeypatch.setattr(D, "FELT_BRIGHT", 1e9)  # hue and saturation alone
-    hue_only = score_scene(scene, Detector(model, calib).detect(scene.image))
+    hue_only = score_scene(scene, Detector(model, calib, params=dataclasses.replace(D.PARAMS, felt_bright=1e9)).detect(
+        scene.image))  # hue and saturation alone
     assert any("seat 2 up #0 2d: read nothing" in e for e in hue_only.errors), hue_only.errors
     assert not [e for e in bright.errors if "seat 2 up" in e], bright.errors
     assert bright.up_correct > hue_only.up_correct
@@ -427,8 +424,7 @@ def test_a_covered_card_whose_visible_strip_matches_is_believed(faces_dir, monke
     sc = score_scene(scene, Detector(model, calib).detect(scene.image))
     assert not [e for e in sc.errors if "seat 7 up" in e], sc.errors
     assert sc.false_cards == 0
-    monkeypatch.setattr(D, "STRIP_RESCUE", 0.9)
-    before = score_scene(scene, Detector(model, calib).detect(scene.image))
+    before = score_scene(scene, Detector(model, calib, params=dataclasses.replace(D.PARAMS, strip_rescue=0.9)).detect(scene.image))
     assert [e for e in before.errors if "seat 7 up #1 2d" in e], before.errors
 
 
@@ -443,7 +439,7 @@ def test_a_covered_card_turned_off_its_row_is_looked_for_along_the_whole_gap(fac
     model, scene, calib = _table(faces_dir, "tigullio", 50004)
     swept = score_scene(scene, Detector(model, calib).detect(scene.image))
     monkeypatch.setattr(D.Detector, "_retry_positions",
-                        staticmethod(lambda p, lo, hi: [int(np.clip(p + dp, lo, hi)) for dp in (-5, 5)]))
+                        lambda self, p, lo, hi: [int(np.clip(p + dp, lo, hi)) for dp in (-5, 5)])
     either_side = score_scene(scene, Detector(model, calib).detect(scene.image))
     assert [e for e in either_side.errors if "seat 3 up" in e] == ["seed 50004 seat 3 up #1 8d: read nothing"], either_side.errors
     assert not [e for e in swept.errors if "seat 3 up" in e], swept.errors

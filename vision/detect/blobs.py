@@ -1,0 +1,147 @@
+"""Step 2: blobs on the table.
+
+Each outer contour of the foreground is mapped through the calibration homography into
+table millimetres, where every card has the same known size whatever the camera tilt,
+and fitted with a minimum-area rectangle.  One side of a card blob is a card height;
+the other, the blob's length, says whether it is one card, a row, or a card lifted on
+its edge (narrower than a card: half turned).  Blobs that are not one row of parallel
+cards are cut at their narrow necks (touching rows, a chip against a row) or by colour
+(backs against faces); what does not come apart is an occluder (a hand, an arm, a heap).
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import replace
+
+import cv2
+import numpy as np
+
+from vision.detect.model import Detection, Row
+from vision.detect.rows import RowStage
+
+#: blobs kept from the last frame: (geometry, look, their detections)
+Memory = list[tuple[np.ndarray, np.ndarray, list[Detection]]]
+
+
+class BlobStage(RowStage):
+    """Step 2 (and the reuse of unchanged blobs)."""
+
+    reuse: bool
+    _memory: Memory
+
+    def _find_rows(self, frame: np.ndarray) -> tuple[list[Detection], list[Row], dict[int, tuple[np.ndarray, np.ndarray]], Memory]:
+        """Step 2: the frame's blobs sorted into rows of cards (cut out of the frame, step 3 begun),
+        half-turned cards (detections already) and occluders (``self.occluders``).
+
+        With ``reuse``, a blob that has not changed since the last frame keeps its cards: those come
+        back among the detections, the blobs read afresh in ``fresh`` (blob -> its geometry and look),
+        and ``memory`` holds the reused ones for the next frame.
+        """
+        out: list[Detection] = []
+        rows: list[Row] = []
+        card_area = self.w_mm * self.h_mm
+        self.occluders = []
+        queue = [(c, 0) for c in self.segmenter.contours(frame)]
+        blob_id = -1
+        memory: Memory = []
+        fresh: dict[int, tuple[np.ndarray, np.ndarray]] = {}
+        while queue:
+            cnt, depth = queue.pop()
+            blob_id += 1
+            tab = self.segmenter.to_table(cnt)
+            area = cv2.contourArea(tab)
+            if area < 0.2 * card_area:
+                continue
+            (cx, cy), (rw, rh), ang = cv2.minAreaRect(tab)
+            if self.reuse:
+                geo = np.array([cx, cy, min(rw, rh), max(rw, rh)])
+                look = self._look(cnt)
+                old = next((d for g, lk, d in self._memory if np.abs(g - geo).max() < 1.5 and float(lk @ look) > 0.97), None)
+                if old is not None:
+                    memory.append((geo, look, old))
+                    out.extend(replace(d, blob=blob_id) for d in old)
+                    continue
+                fresh[blob_id] = (geo, look)
+            e1 = np.array([math.cos(math.radians(ang)), math.sin(math.radians(ang))])
+            e2 = np.array([-e1[1], e1[0]])
+            center = np.array([cx, cy])
+            options = [
+                (along, ua, uc)
+                for along, across, ua, uc in ((rw, rh, e1, e2), (rh, rw, e2, e1))
+                if abs(across - self.h_mm) <= 0.16 * self.h_mm and 0.2 * self.w_mm <= along <= 4.9 * self.w_mm
+            ]
+            fill = area / max(rw * rh, 1e-6)
+            if fill < 0.7 and options:
+                # Card art of the felt's colour (a green court card on green felt) bites into the blob;
+                # its outline still is the row's: the convex hull fills the rectangle, the bites are inside.
+                hull_area = cv2.contourArea(cv2.convexHull(tab))
+                if hull_area / max(rw * rh, 1e-6) >= self.p.hull_fill and area / max(hull_area, 1e-6) >= self.p.hull_solidity:
+                    fill = 1.0
+            short, long_ = min(rw, rh), max(rw, rh)
+            if (depth == 0 and options and fill >= 0.7 and short < 1.1 * self.w_mm
+                    and 1.04 * self.h_mm < long_ <= 1.16 * self.h_mm):
+                # One card, a little long: a thin tail (a rail's edge, a chip's rim) may hang on it.
+                # Cut it off at its neck if it comes away; the card alone is what is measured.
+                core = self._trimmed(cnt)
+                if core is not None:
+                    queue.append((core, depth + 1))
+                    continue
+            if fill < 0.7 or not options:
+                # Not one row of parallel cards.  Touching rows (or a chip against a row) come apart
+                # at their narrow neck; what does not is a hand, an arm, a heap: an occluder.
+                # (A card with a thin line hanging on it fills its rectangle badly: cut that too.)
+                if depth < 2 and area > 0.6 * card_area:
+                    # (One card's worth with a line hanging on it is trimmed before its colours are
+                    # split: a patterned back would otherwise fall apart into its colours.)
+                    parts: list[np.ndarray] = []
+                    for radius in self.p.split_radii:
+                        parts = self.segmenter.split(cnt, radius)
+                        if parts:
+                            break
+                    if not parts and area <= 1.2 * card_area:
+                        core = self._trimmed(cnt)
+                        parts = [core] if core is not None else []
+                    if not parts:
+                        parts = self.segmenter.split_by_colour(cnt)
+                    if parts:
+                        queue.extend((p, depth + 1) for p in parts)
+                        continue
+                if area > 0.5 * card_area:
+                    self.occluders.append(tab.reshape(-1, 2))
+                continue
+            for along, ua, uc in options:
+                if along < 0.72 * self.w_mm:  # narrower than a card lying flat: lifted on its edge
+                    # (a card's edge is straight and fills its rectangle; two chips side by side do not)
+                    if len(options) == 1 and fill >= self.p.half_turned_fill:
+                        out.append(self._half_turned(center, along, ua, uc, blob_id))
+                    continue
+                rows.append(self._prepare(frame, center, along, ua, uc, blob_id, len(options) > 1))
+        return out, rows, fresh, memory
+
+    def _trimmed(self, cnt: np.ndarray) -> np.ndarray | None:
+        """The blob with a thin line hanging on it cut off, or None if nothing thin hangs on it.
+
+        Something came off if the blob lost area, or if its rectangle shrank (a line a pixel
+        or two wide is nothing in area but pulls the rectangle, and with it the card, askew).
+        """
+        core = self.segmenter.trim(cnt, self.p.split_radii[0])
+        if core is None or cv2.contourArea(core) < 0.8 * cv2.contourArea(cnt):
+            return None
+        if cv2.contourArea(core) < 0.995 * cv2.contourArea(cnt):
+            return core
+        before = max(cv2.minAreaRect(cnt)[1])
+        return core if max(cv2.minAreaRect(core)[1]) < 0.98 * before else None
+
+    def _look(self, cnt: np.ndarray) -> np.ndarray:
+        """A blob's appearance in a few numbers (brightness over its box), unit norm."""
+        x, y, w, h = cv2.boundingRect(cnt)
+        v = cv2.resize(self.segmenter._val[y : y + h, x : x + w], (12, 12), interpolation=cv2.INTER_AREA).astype(np.float32).ravel()
+        v -= v.mean()
+        return v / (np.linalg.norm(v) + 1e-6)
+
+    def _half_turned(self, center: np.ndarray, along: float, ua: np.ndarray, uc: np.ndarray, blob_id: int) -> Detection:
+        corners = np.array(
+            [center + sa * ua * along / 2 + sc * uc * self.h_mm / 2 for sa, sc in ((-1, -1), (1, -1), (1, 1), (-1, 1))]
+        )
+        return Detection(None, False, self.calib.to_image(corners), corners, 0.0, half_turned=True, blob=blob_id)

@@ -1,0 +1,196 @@
+"""The detector: one deck seen through one calibrated camera; the steps put together."""
+
+from __future__ import annotations
+
+import cv2
+import numpy as np
+
+from vision.calibration import Calibration
+from vision.deck import BACK, CARD_W, STRIP_H, STRIP_W, THUMB, DeckModel, embed, embedding_terms, normalize
+from vision.detect.blobs import BlobStage
+from vision.detect.foreground import FeltSegmenter
+from vision.detect.lda import DiscriminantStage
+from vision.detect.model import Detection, Key, Opts, Reads, Row
+from vision.detect.params import PARAMS, DetectParams
+from vision.detect.strip import StripStage
+from vision.detect.unique import UniqueStage
+
+
+class Detector(BlobStage, StripStage, DiscriminantStage, UniqueStage):
+    """Detector for one deck seen through one calibrated camera.
+
+    Construction precomputes everything that depends only on the calibration
+    (region masks, sample points) and the deck's templates as the stages use them;
+    :meth:`detect` is then one frame in, detections out.  ``params`` are the tuning
+    constants (:data:`vision.detect.params.PARAMS` unless an experiment says otherwise).
+    """
+
+    def __init__(self, deck: DeckModel, calib: Calibration, face_floor: float = 0.6, reuse: bool = False,
+                 params: DetectParams = PARAMS) -> None:
+        self.p = params
+        #: ``reuse``: a blob that has not moved or changed since the last frame keeps its cards
+        #: without being read again (the service's steady state: most of the felt is still).
+        self.reuse = reuse
+        self._memory: list[tuple[np.ndarray, np.ndarray, list[Detection]]] = []
+        self.deck = deck
+        self.calib = calib
+        self.face_floor = face_floor
+        self.w_mm = calib.layout.card_width_mm
+        self.h_mm = self.w_mm * deck.aspect
+        self.scale = CARD_W / self.w_mm  # template px per mm
+        self.card_h = deck.card_h
+        self.t2i = calib.table_to_image
+        self.segmenter = FeltSegmenter(calib, params)
+        # Coarse templates (half resolution) for the scan.
+        cs = (STRIP_W // self.p.scan, STRIP_H // self.p.scan)
+        prim = deck.variants == 0
+        small = np.stack([cv2.resize(im, cs, interpolation=cv2.INTER_AREA) for im in deck.images[prim]])
+        self.coarse_labels = deck.labels[prim]
+        self.coarse_ids = self.coarse_labels[::2].copy()  # the two plain views of each label are neighbours
+        if not np.array_equal(self.coarse_labels, np.repeat(self.coarse_ids, 2)):
+            raise ValueError("deck templates are not in the enrolled order")
+        order = np.argsort(deck.labels, kind="stable")
+        self.by_label = {int(lab): order[deck.labels[order] == lab] for lab in np.unique(deck.labels)}
+        self.primary = np.zeros((int(deck.labels.max()) + 1, 2), np.int64)
+        for lab, ids in self.by_label.items():
+            self.primary[lab] = ids[:2]  # the two plain views come first
+        # every label's templates (views and variants), padded by repeating its last
+        g = max(len(ids) for ids in self.by_label.values())
+        self.label_tids = np.zeros((int(deck.labels.max()) + 1, g), np.int64)
+        for lab, ids in self.by_label.items():
+            self.label_tids[lab] = np.concatenate([ids, np.repeat(ids[-1:], g - len(ids))])
+        self.c_mean = cv2.resize(deck.mean, cs, interpolation=cv2.INTER_AREA)
+        self.c_weight = cv2.resize(deck.weight, cs, interpolation=cv2.INTER_AREA)[:, :, None]
+        self.coarse = embed(small, self.c_mean, self.c_weight).T.copy()  # (D, N)
+        self.labels = deck.labels
+        # the fine match's templates with the weight map folded in (see vision.window_match)
+        self._wt, self._basis = embedding_terms(deck.mean, deck.weight)
+        self._weighted = np.ascontiguousarray(deck.templates * self._wt[None, :], dtype=np.float32)
+        self._shift = np.ascontiguousarray(deck.templates @ self._basis.T, dtype=np.float32)
+        # ... and the plain views for the discriminant's alignment: a window's channel means times
+        # each channel's template sum is what centring it takes off (the colour sums count twice)
+        self._plain = np.ascontiguousarray(deck.plain, dtype=np.float32)
+        npx, quarter = STRIP_H * STRIP_W, (STRIP_H // 2) * (STRIP_W // 2)
+        self._plain_shift = np.ascontiguousarray(np.stack([
+            self._plain[:, :npx].sum(axis=1), 2 * self._plain[:, npx : npx + quarter].sum(axis=1),
+            2 * self._plain[:, npx + quarter :].sum(axis=1), np.zeros(len(self._plain), np.float32)], axis=1), dtype=np.float32)
+        self.is_face = deck.labels != BACK
+        # every face, both ways round, at the back-thumbnail size (a row end that is a whole face)
+        plain_faces = deck.cards[(deck.variants == 0) & self.is_face] if len(deck.cards) else deck.cards
+        self.face_thumbs = np.stack(
+            [normalize(cv2.resize(c.astype(np.float32), THUMB, interpolation=cv2.INTER_AREA)).ravel() for c in plain_faces]
+        ) if len(plain_faces) else np.zeros((0, 0), np.float32)
+        if len(deck.cards):
+            self._strip_setup()
+        #: Table-space outlines of the last frame's big blobs that are not cards (hands, arms):
+        #: the tracker holds a seat still while something covers it.
+        self.occluders: list[np.ndarray] = []
+
+    def foreground(self, frame: np.ndarray) -> np.ndarray:
+        return self.segmenter.foreground(frame)
+
+    def detect(self, frame: np.ndarray) -> list[Detection]:
+        """All cards in one frame (see :mod:`vision.detect` for how)."""
+        out, rows, fresh, memory = self._find_rows(frame)
+        self._backness(rows)
+        for r in rows:
+            if not r.down:
+                self._bands(r)
+        out.extend(self._read_rows(rows))
+        if self.reuse:
+            for b, (geo, look) in fresh.items():
+                memory.append((geo, look, [d for d in out if d.blob == b]))
+            self._memory = memory
+        return out
+
+    def _read_rows(self, rows: list[Row]) -> list[Detection]:
+        """Steps 3-7 for every row of the frame at once."""
+        self._strips = {}
+        face_rows = [r for r in rows if not r.down]
+        self._coarse_scan(face_rows)
+        jobs = self._orient_and_plan(face_rows)
+        reads = self._refine_batch(jobs)
+        self._retry_along_gap(jobs, reads)
+        self._wide_again(jobs, reads)
+        self._merge_split_cards(face_rows, reads)
+        opts: Opts = {}
+        self._strip_stage(face_rows, reads, opts)
+        self._discriminant_stage(face_rows, reads, opts)
+        self._explain_away(face_rows, reads)
+        out, faces = self._emit(rows, reads)
+        if self.p.unique:
+            self._unique(out, faces, reads, opts)
+        return out
+
+    def _emit(self, rows: list[Row], reads: Reads) -> tuple[list[Detection], list[tuple[int, Key]]]:
+        """The detections of every row (its better reading where a blob fits a row both ways; covered
+        cards whose corner is too weak to believe left out; face-down rows as down cards), and where
+        among them the read faces are."""
+        out: list[Detection] = []
+        faces: list[tuple[int, Key]] = []
+        for r in rows:
+            if r.down:
+                out.extend(self._down_cards(r))
+            else:
+                r.total = float(np.mean([reads[Key(id(r), r.way, i)].score for i in range(len(r.positions))]))
+        # Blobs that fit a card row both ways along (nearly square): keep the better reading.
+        chosen: dict[int, Row] = {}
+        for r in rows:
+            if r.down:
+                continue
+            if r.blob not in chosen or r.total > chosen[r.blob].total:
+                chosen[r.blob] = r
+        no_back = not self.deck.has_back
+        # Covered cards whose corner matched too weakly to believe: is there an index corner at all?
+        doubtful = [(r, Key(id(r), r.way, i)) for r in chosen.values() for i in range(1, len(r.positions) - 1)
+                    if self.p.index_low <= reads[Key(id(r), r.way, i)].score < self.p.covered_min
+                    and reads[Key(id(r), r.way, i)].label != BACK]
+        like_index = dict(zip([k for _r, k in doubtful], self._index_distance(doubtful, reads) <= self.p.index_m2, strict=True))
+        for r in chosen.values():
+            positions = r.positions
+            backs = sum(1 for i in range(len(positions)) if reads[Key(id(r), r.way, i)].label == BACK)
+            if backs * 2 > len(positions):  # face-down cards side by side that looked less like the back
+                out.extend(self._down_cards(r))
+                continue
+            for i, p in enumerate(positions):
+                read = reads[Key(id(r), r.way, i)]
+                label, score, strip = read.label, read.score, read.strip
+                covered = i < len(positions) - 1
+                # A covered card whose corner matched poorly is a gap the plan guessed, with no corner in
+                # it, unless the rest of its visible strip matches the same card well.
+                # (A rescued card must not read as its neighbour: a guessed gap inside a card shows that card.)
+                near = {reads[Key(id(r), r.way, k)].label for k in (i - 1, i + 1) if 0 <= k < len(positions)}
+                rescued = score >= self.p.covered_low and strip >= self.p.strip_rescue and label not in near
+                rescued = rescued or like_index.get(Key(id(r), r.way, i), False)
+                # (Whether a corner is there at all is the best corner match of any candidate: the strip
+                # look or the discriminant may have picked a label that matched the corner a little less.)
+                present = max(score, float(np.max(read.total, initial=-np.inf)))
+                gated = (covered and i > 0 and present < self.p.covered_min and not rescued) or i in r.ghosts
+                if gated:
+                    continue
+                tc = self._card_corners(r, p / self.scale, r.way)
+                if label == BACK or (no_back and score < self.face_floor):
+                    out.append(Detection(None, False, self.calib.to_image(tc), tc, score, covered, blob=r.blob, order=i))
+                else:
+                    card = self.deck.code(label) if score >= self.face_floor else None
+                    out.append(Detection(card, True, self.calib.to_image(tc), tc, score, covered, blob=r.blob, order=i))
+                    if card is not None:
+                        faces.append((len(out) - 1, Key(id(r), r.way, i)))
+        return out, faces
+
+    def _down_cards(self, r: Row) -> list[Detection]:
+        """Face-down cards side by side (a blob when their gaps close up in the picture)."""
+        k = max(1, round((r.along + self.p.down_gap_mm) / (self.w_mm + self.p.down_gap_mm)))
+        step = (r.along - self.w_mm) / (k - 1) if k > 1 else 0.0
+        dets = []
+        for i in range(k):
+            tc = self._card_corners(r, i * step, 0)
+            dets.append(Detection(None, False, self.calib.to_image(tc), tc, r.backness, blob=r.blob, order=i))
+        return dets
+
+    def _card_corners(self, r: Row, p_mm: float, way: int) -> np.ndarray:
+        if way == 1:  # positions were measured on the crop turned round
+            p_mm = r.along - self.w_mm - p_mm
+        x0 = r.origin + r.ua * max(p_mm, 0.0)
+        ua, uc = r.ua, r.uc
+        return np.array([x0, x0 + ua * self.w_mm, x0 + ua * self.w_mm + uc * self.h_mm, x0 + uc * self.h_mm])

@@ -1,0 +1,148 @@
+"""Step 6: the deck's corner discriminant (learned at enrollment from simulated camera views,
+:mod:`vision.discriminant`).
+
+It has the last word where the best readings lie close, and says whether a weakly
+matching covered corner is an index corner at all (its distance to the reading's corners).
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from vision.deck import BACK, STRIP_H, STRIP_W, STRIP_X0, centred
+from vision.detect.model import Key, Opts, Reads, Row
+from vision.detect.state import DetectorState
+from vision.window_match import window_scores
+
+
+class DiscriminantStage(DetectorState):
+    """Step 6."""
+
+    def _corner_at(self, r: Row, band_way: int, corner: tuple[int, int]) -> tuple[int, int] | None:
+        """Where the windows +-LDA_SLACK px around a read corner (where the fine match put it) start in
+        the band atlas (row, column of the first), or None off the band."""
+        sl = self.p.lda_slack
+        cx, cy = corner
+        band = r.bands[band_way]
+        y0 = min(max(cy + self.p.pad_y - sl, 0), band.shape[0] - STRIP_H - 2 * sl)
+        x0 = min(max(cx + STRIP_X0 - sl, 0), band.shape[1] - STRIP_W - 2 * sl)
+        if y0 < 0 or x0 < 0:
+            return None
+        return y0, r.atlas_cols[band_way] + x0
+
+    def _discriminant(self, starts: list[tuple[int, int]], labs: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        """Discriminant scores of face labels ``labs`` (R, S) in the corner regions whose first windows
+        start at ``starts`` in the band atlas: (scores (R, S, 2), windows (R, S, 2, D)).
+
+        Each label's each view (printed corner, opposite corner turned round) is scored on
+        the window of the region its own plain view correlates with best, as enrollment
+        aligned its simulated views.
+        """
+        n, s_max = labs.shape
+        nwin = (2 * self.p.lda_slack + 1) ** 2
+        gy, gx = np.divmod(np.arange(nwin), 2 * self.p.lda_slack + 1)
+        at = np.array(starts)
+        raw = self._atlas.windows((at[:, :1] + gy).ravel(), (at[:, 1:] + gx).ravel())
+        # the plain correlation of every window with each label's plain views (compiled: centring a
+        # window is a shift by its channel means and a division by its spread, as in the fine match)
+        corr = np.empty((n, nwin, 2 * s_max), np.float32)
+        window_scores(raw.x.reshape(n, nwin, -1), (1.0 / raw.spread).astype(np.float32).reshape(n, nwin),
+                      raw.mean.astype(np.float32), raw.spread.astype(np.float32), self.primary[labs].reshape(n, -1),
+                      self._plain, self._plain_shift, corr)  # (R, W, 2S)
+        k = (np.arange(n)[:, None] * nwin + corr.argmax(axis=1)).ravel()  # each view's best window
+        x = centred(raw.rows(k)).reshape(n, 2 * s_max, -1)  # (R, 2S, D)
+        cls = (2 * labs[..., None] + np.arange(2)).reshape(n, -1)  # (R, 2S)
+        score = np.einsum("rkd,rkd->rk", x, self.deck.lda_w.T[cls]) + self.deck.lda_b[cls]
+        return score.reshape(n, s_max, 2), x.reshape(n, s_max, 2, -1)
+
+    def _discriminant_stage(self, face_rows: list[Row], reads: Reads, opts: Opts) -> None:
+        """Last word among each card's shortlist: the deck's corner discriminant (:mod:`vision.discriminant`).
+
+        A candidate the discriminant puts ``lda_nats`` or more behind the best loses
+        ``lda_weight`` of score (less, in proportion, when it is closer).  Only where it can
+        change the reading: the best leads the next by less than ``lda_weight``.  A top card
+        is scored on both its corners.
+        """
+        if not self.deck.lda_w.size:
+            return
+        keys: list[Key] = []
+        starts: list[tuple[int, int]] = []
+        labels: list[np.ndarray] = []
+        owners: list[int] = []
+        for r in face_rows:
+            for i in range(len(r.positions)):
+                key = Key(id(r), r.way, i)
+                read = reads[key]
+                label, all_cand, total, corner = read.label, read.cand, read.total, read.corner
+                if label == BACK or len(all_cand) < 2:
+                    continue
+                base = opts[key][1] if key in opts else total
+                top2 = np.partition(base, len(base) - 2)[-2:]
+                if top2[1] - top2[0] >= self.p.lda_weight:
+                    continue
+                for bw, c in zip([r.way, 1 - r.way][: len(corner)], corner, strict=True):
+                    start = self._corner_at(r, bw, c)
+                    if start is not None:
+                        starts.append(start)
+                        labels.append(all_cand)
+                        owners.append(len(keys))
+                keys.append(key)
+        if not starts:
+            return
+        s_max = max(len(c) for c in labels)
+        lab = np.full((len(labels), s_max), -1, np.int64)
+        for k, row_labels in enumerate(labels):
+            lab[k, : len(row_labels)] = row_labels
+        face = (lab >= 0) & (lab < self.deck.lda_b.shape[0] // 2)
+        sv = self._discriminant(starts, np.where(face, lab, 0))[0].max(axis=2)  # (R, S): the better way round
+        own = np.array(owners)
+        for k, key in enumerate(keys):
+            sel = np.flatnonzero(own == k)
+            if not len(sel):
+                continue
+            read = reads[key]
+            all_cand, total = read.cand, read.total
+            lda = np.where(face[sel[0], : len(all_cand)], sv[sel, : len(all_cand)].mean(axis=0), np.nan)
+            cand, base = opts.get(key, (all_cand, total))
+            pos = {int(c): n for n, c in enumerate(all_cand)}
+            idx = np.array([pos[int(c)] for c in cand])
+            d = lda[idx]
+            if np.isnan(d).all():
+                continue
+            d = np.where(np.isnan(d), np.nanmax(d), d)
+            new = base + self.p.lda_weight * np.maximum((d - d.max()) / self.p.lda_nats, -1.0)
+            j = int(np.argmax(new))
+            opts[key] = (cand, new)
+            strip = 0.0
+            if key in self._strips:
+                sc_cand, sc = self._strips[key]
+                strip = float(sc[int(np.flatnonzero(sc_cand == cand[j])[0])]) if (sc_cand == cand[j]).any() else 0.0
+            reads[key] = read._replace(label=int(cand[j]), score=float(total[idx[j]]), strip=strip)
+
+    def _index_distance(self, items: list[tuple[Row, Key]], reads: Reads) -> np.ndarray:
+        """How far each read corner lies from its reading's corners, as the discriminant measures.
+
+        Squared Mahalanobis distance (best view, each aligned on its own window), in units
+        of the deck's own 99th percentile: about 1 or less for an index corner, 3 and more
+        for a window of pips or paper the plan took for one.  inf where it cannot be measured.
+        """
+        out = np.full(len(items), np.inf)
+        if not items or not self.deck.lda_w.size or not self.deck.lda_p.size or self.deck.lda_m2 <= 0:
+            return out
+        starts: list[tuple[int, int]] = []
+        where: list[int] = []
+        labs: list[int] = []
+        for n, (r, key) in enumerate(items):
+            label, corner = reads[key].label, reads[key].corner
+            start = self._corner_at(r, r.way, corner[0])
+            if start is not None and label < self.deck.lda_b.shape[0] // 2:
+                starts.append(start)
+                where.append(n)
+                labs.append(label)
+        if not starts:
+            return out
+        score, x = self._discriminant(starts, np.array(labs)[:, None])
+        score, x = score[:, 0], x[:, 0]  # (R, 2), (R, 2, D)
+        quad = ((x @ self.deck.lda_p) * x).sum(axis=2)  # x'Px; one matrix product (a three-operand einsum loops naively)
+        out[np.array(where)] = (quad - 2 * score).min(axis=1) / self.deck.lda_m2
+        return out

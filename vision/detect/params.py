@@ -1,0 +1,79 @@
+"""The detector's tuning constants, in one frozen object (:data:`PARAMS` is what was measured).
+
+Every figure in ``docs/vision.md`` is for :data:`PARAMS`; a test or an experiment that
+wants another value builds its own with ``dataclasses.replace(PARAMS, name=value)`` and
+hands it to ``Detector(..., params=...)``.  Lengths are template pixels (a card is
+``vision.corner.CARD_W`` wide) unless the name says otherwise.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+
+@dataclass(frozen=True)
+class DetectParams:
+    # -- step 1: foreground
+    felt_bright: float = 1.6  # felt-coloured but this much brighter than the felt's median is ink (hot spots: 1.3; red pips on burgundy: 2-2.5)
+    # -- step 2: blobs on the table
+    half_turned_fill: float = 0.8  # a card on its edge fills its rectangle 0.85-0.96; two touching chips 0.70-0.74
+    hull_fill: float = 0.9  # a bitten row blob: its hull fills its rectangle, ...
+    hull_solidity: float = 0.6  # ... and the bites are under 40 %
+    split_radii: tuple[int, ...] = (2, 4)  # half-size px: a gentle cut at narrow necks first, then a harder one
+    down_gap_mm: float = 8.0  # gap between face-down cards side by side
+    # -- step 3: cutting rows into cards
+    min_gap: float = 0.22  # stud row offsets, as fractions of a card width: at least ...
+    max_gap: float = 0.68  # ... and at most
+    scan: int = 2  # coarse scan subsampling (pixels of the template scale)
+    back_min: float = 0.5  # whole-card likeness to the enrolled back that makes a blob face-down cards
+    plan_tau: float = 0.5  # coarse score a guessed card edge must beat to be worth a card
+    margin: int = 6  # crop rows above and below the card
+    # -- step 4: reading each card
+    candidates: int = 16  # best coarse templates whose cards are re-matched at full resolution
+    shortlist: int = 4  # candidates given the full match (all views and camera-like variants)
+    plain_min: float = 0.6  # plain correlation below this costs score one for one (blank paper is not a card)
+    pad_x: int = 2  # slack of the fine match along ...
+    pad_y: int = 3  # ... and across
+    dy: int = 1  # rows of slack either side of the measured top edge
+    covered_min: float = 0.86  # a covered card is only believed when its corner matches this well
+    covered_low: float = 0.8  # ... or this well, and the rest of its visible strip strip_rescue well
+    strip_rescue: float = 0.88
+    wide_below: float = 0.9  # a corner matching less well than this is matched again over the whole band's height
+    wide_gain: float = 0.03  # ... and that reading is believed only if it matches this much better
+    # -- step 5: the second look over the visible strip
+    strip_lambda: float = 1.0  # weight of the whole visible strip against the index corner
+    strip_bands: int = 3  # the visible strip is matched as this many bands across, each aligned on its own
+    strip_pool: int = 2  # the strip is matched at 1/strip_pool of the template scale (pips are big)
+    strip_dx: int = 1  # slack of each band's alignment, pooled px, along ...
+    strip_dy: int = 1  # ... and across
+    strip_blur: float = 0.5  # on the pooled query
+    strip_variants: tuple[int, ...] = (0, 2)  # which resamplings of each card are strip templates
+    strip_labels: int = 4  # the best index readings given the strip look
+    strip_margin: float = 0.01  # index readings this far ahead of the next skip the strip look
+    strip_trim: int = 3  # of a covered card's visible strip left out next to the card on top (its shadow)
+    # -- step 6: the corner discriminant
+    lda_weight: float = 0.02  # the discriminant's say (see DiscriminantStage._discriminant_stage) ...
+    lda_nats: float = 200.0  # ... in full from this far behind the best
+    index_low: float = 0.75  # a covered card matching only this well is believed if its corner is ...
+    index_m2: float = 2.5  # ... this near (see DiscriminantStage._index_distance)
+    lda_slack: int = 2  # either way around the read corner where the discriminant aligns each candidate
+    # A planned covered card is a ghost when the card below it, read through it, matches its own face
+    # explain_min well and the planned card's corner matched less well than explain_score (real cards: 0.9 and up).
+    explain_min: float = 0.85
+    explain_score: float = 0.9
+    # -- step 7: one deck
+    unique: bool = True  # one deck on the table: no card is read twice in a frame
+    unique_slack: float = 0.05  # how far below a card's best reading its next may be and still be given to it
+
+    @property
+    def wide_dy(self) -> range:
+        """The second look's rows: every window the band holds, whatever the measured top edge."""
+        return range(-self.pad_y, self.pad_y + 1)
+
+    @property
+    def wide_dx(self) -> range:
+        """... about where the first match put the corner along the band."""
+        return range(-1, 2)
+
+
+PARAMS = DetectParams()

@@ -1,0 +1,260 @@
+"""Step 3: cutting rows into cards.
+
+The blob is resampled from the full-size frame into a canonical strip at the template
+scale.  The index corner of every card in the row is visible at the card's left edge (or,
+for a row laid the other way, at its right edge upside down: the same picture turned
+round, so the strip and the strip turned round are both scanned).  Sliding every learned
+corner template along the top band gives a score profile; a short dynamic programme picks
+the card edges (the first card at the row's start, the top card ending at the row's end,
+gaps between ``min_gap`` and ``max_gap`` of a card) that maximise the matched score.
+Which way round: the end that holds the top card's corner, and never an end that reads as
+the back.  A blob whose ends are like the back, and more like it than like any face, is
+face-down cards.
+"""
+
+from __future__ import annotations
+
+import collections
+import math
+
+import cv2
+import numpy as np
+
+from vision.deck import (
+    BACK,
+    CARD_W,
+    QUERY_BLUR,
+    STRIP_H,
+    STRIP_W,
+    STRIP_Y0,
+    THUMB,
+    WindowSource,
+    channels,
+    embed_raw,
+    normalize,
+    raw_windows_at,
+)
+from vision.detect.fine import FineMatch
+from vision.detect.model import Job, Key, Reading, Row
+
+
+class RowStage(FineMatch):
+    """Step 3: a blob cut out of the frame as a row, its ends' likeness to the back, its bands,
+    the coarse scan, which way round it lies and where its cards' edges are."""
+
+    def _crop(self, frame: np.ndarray, origin: np.ndarray, ua: np.ndarray, uc: np.ndarray, size: tuple[int, int]) -> np.ndarray:
+        """Resample a table rectangle (origin corner, axes ua/uc) into a crop at the template scale.
+
+        Where the camera sees the table at more than the template scale, sample at
+        a whole multiple and area-average down, so close-ups do not alias.
+        """
+        center = origin + ua * size[0] / (2 * self.scale) + uc * size[1] / (2 * self.scale)
+        k = max(1, round(self.calib.px_per_mm((float(center[0]), float(center[1]))) / self.scale))
+        s = self.scale * k
+        m = np.array([[ua[0] / s, uc[0] / s, origin[0]], [ua[1] / s, uc[1] / s, origin[1]], [0, 0, 1]])
+        big = cv2.warpPerspective(
+            frame, self.t2i @ m, (size[0] * k, size[1] * k),
+            flags=cv2.INTER_LINEAR | cv2.WARP_INVERSE_MAP, borderMode=cv2.BORDER_REPLICATE,
+        )
+        return big if k == 1 else cv2.resize(big, size, interpolation=cv2.INTER_AREA)
+
+    def _prepare(
+        self, frame: np.ndarray, center: np.ndarray, along: float, ua: np.ndarray, uc: np.ndarray, blob_id: int, ambiguous: bool
+    ) -> Row:
+        if ua[0] * uc[1] - ua[1] * uc[0] < 0:  # keep the crop unmirrored
+            uc = -uc
+        length_px = max(CARD_W, round(along * self.scale))
+        # Card height, not the blob's: a shadow widens the blob, the card's top edge is its edge.
+        origin = center - ua * along / 2 - uc * self.h_mm / 2
+        m = self.p.margin
+        crop = self._crop(frame, origin - uc * m / self.scale, ua, uc, (length_px, self.card_h + 2 * m))
+        last = length_px - CARD_W
+        none = np.zeros((0, 0, 3), np.float32)
+        r = Row(blob_id, origin, ua, uc, along, length_px, last, (none, none), 0.0, ambiguous, crop=crop)
+        if len(self.deck.back_thumbs):
+            card = crop[m : m + self.card_h]
+            ends = [card[:, :CARD_W]] if last == 0 else [card[:, :CARD_W], card[:, last : last + CARD_W]]
+            r.thumbs = [cv2.resize(e, THUMB, interpolation=cv2.INTER_AREA) for e in ends]
+        return r
+
+    def _backness(self, rows: list[Row]) -> None:
+        """Likeness of each row's two ends to the enrolled back, for all rows at once, and whether the
+        row is face-down cards: like the back, and more like it than any face is like either end (a
+        top card lies whole at one end of its row; a court card's red and black can pass for a
+        red patterned back at this size, plastic's jack of spades 0.51)."""
+        if not len(self.deck.back_thumbs):
+            return
+        small = [t for r in rows for t in r.thumbs]
+        if not small:
+            return
+        h, w = small[0].shape[:2]
+        x = normalize(channels(np.stack(small).reshape(-1, w, 3)).reshape(len(small), h, w, 3)).reshape(len(small), -1)
+        like = (x @ self.deck.back_thumbs.T).max(axis=1)
+        face = (x @ self.face_thumbs.T).max(axis=1) if len(self.face_thumbs) else np.zeros(len(x), np.float32)
+        k = 0
+        for r in rows:
+            n = len(r.thumbs)
+            r.backness = float(like[k : k + n].max())
+            r.down = r.backness >= self.p.back_min and r.backness > float(face[k : k + n].max())
+            k += n
+
+    def _bands(self, r: Row) -> None:
+        """The top bands of a face row, both ways round, and where each card's top edge lies."""
+        m = self.p.margin
+        crop = r.crop
+        assert crop is not None  # _prepare cut it
+        y0, y1 = m + STRIP_Y0 - self.p.pad_y, m + STRIP_Y0 + STRIP_H + self.p.pad_y
+        turned: np.ndarray = cv2.rotate(crop, cv2.ROTATE_180)
+        band, band_turned = (
+            np.ascontiguousarray(cv2.GaussianBlur(channels(b[y0 - 3 : y1 + 3]), (0, 0), QUERY_BLUR)[3:-3]) for b in (crop, turned)
+        )
+        r.bands = (band, band_turned)
+        # Where is each card's top edge?  Cards in a row sit a little higher or lower than the
+        # blob's fitted edge; the paper-over-felt edge says by how much, column by column.
+        tops = []
+        for b in (crop, turned):
+            g = cv2.cvtColor(b[: 2 * m + 1], cv2.COLOR_BGR2GRAY).astype(np.int16)
+            step = g[1:] - g[:-1]  # bright paper below darker felt: positive
+            tops.append(np.argmax(step, axis=0).astype(np.int32) + 1 - m)
+        r.tops = (tops[0], tops[1])
+        # the median top edge under each corner window (card positions p: columns p+2 .. p+STRIP_W)
+        meds = []
+        for t in tops:
+            if len(t) >= STRIP_W:
+                meds.append(_sliding_median(t[2:], STRIP_W - 2, -self.p.pad_y + 1, self.p.pad_y - 1))
+            else:
+                meds.append(np.zeros(0, np.int32))
+        r.top_median = (meds[0], meds[1])
+
+    def _scan_band(self, band: np.ndarray) -> np.ndarray:
+        """A band at the coarse scan's scale (half the template's): (STRIP_H / SCAN, >= STRIP_W / SCAN, 3)."""
+        return cv2.resize(band, (max(band.shape[1] // self.p.scan, STRIP_W // self.p.scan), STRIP_H // self.p.scan), interpolation=cv2.INTER_AREA)
+
+    def _plan(self, scores: np.ndarray, last: int) -> list[int]:
+        """Card left edges (template px) maximising the matched score: first at 0, last at ``last``."""
+        best_face = scores.max(axis=1)
+        n = len(best_face)
+        last_c = min(n - 1, max(0, round(last / self.p.scan)))
+        lo, hi = self.p.min_gap * CARD_W / self.p.scan, self.p.max_gap * CARD_W / self.p.scan
+        gain = (best_face - self.p.plan_tau).tolist()
+        inf = -math.inf
+        val = [inf] * n
+        prev = [-1] * n
+        val[0] = 0.0
+        # Dynamic programme over positions; the best predecessor in the sliding range [j - hi, j - lo]
+        # comes from a monotonic queue (plain Python: the arrays are a few dozen long).
+        window: collections.deque[int] = collections.deque()
+        added = 0  # positions pushed into the queue so far
+        for j in range(1, last_c + 1):
+            i0, i1 = max(0, math.ceil(j - hi)), math.floor(j - lo)
+            while added <= i1:
+                while window and val[window[-1]] <= val[added]:  # ties: the earlier position stays first
+                    if val[window[-1]] == val[added]:
+                        break
+                    window.pop()
+                window.append(added)
+                added += 1
+            while window and window[0] < i0:
+                window.popleft()
+            if i1 < i0 or not window or val[window[0]] == inf:
+                continue
+            k = window[0]
+            val[j] = val[k] + (gain[j] if j != last_c else 0.0)
+            prev[j] = k
+        if val[last_c] == inf:  # no legal spacing (a very short row): first and last only
+            return [0, last]
+        path = [last_c]
+        while prev[path[-1]] >= 0:
+            path.append(int(prev[path[-1]]))
+        path.reverse()
+        pos = [j * self.p.scan for j in path]
+        pos[-1] = last
+        return pos
+
+    @staticmethod
+    def _which_way(end0: Reading, end1: Reading) -> int:
+        """Which way a row lies, from the readings of its far end under each way: the better one, but
+        an end that reads as the back is not the top card's corner (the top card lies face up; a covered
+        card's picture can pass for a patterned back), whatever it scored."""
+        back0, back1 = end0.label == BACK, end1.label == BACK
+        if back0 != back1:
+            return 1 if back0 else 0
+        return 0 if end0.score >= end1.score else 1
+
+
+    # -- the frame's face rows scanned at once -------------------------------------------------
+    def _coarse_scan(self, face_rows: list[Row]) -> None:
+        """Lay every face row's bands into the frame's band atlas and scan them coarsely (all at once)."""
+        # Every face row's two bands side by side in one image, whose corner windows the fine match
+        # gathers by index (the colour sums and integral images made once a frame).
+        bands = [band for r in face_rows for band in r.bands]
+        if bands:
+            lefts = np.cumsum([0] + [b.shape[1] for b in bands[:-1]]).tolist()
+            for k, r in enumerate(face_rows):
+                r.atlas_cols = (lefts[2 * k], lefts[2 * k + 1])
+            self._atlas = WindowSource(np.concatenate(bands, axis=1), STRIP_H, STRIP_W)
+        # Coarse scan of both bands of every face row in one matrix product.
+        smalls = [self._scan_band(band[self.p.pad_y : self.p.pad_y + STRIP_H]) for r in face_rows for band in r.bands]
+        if smalls:
+            # every band side by side in one image; a window at every position that lies in one band
+            n_pos = [s.shape[1] - STRIP_W // self.p.scan + 1 for s in smalls]
+            lefts = np.cumsum([0] + [s.shape[1] for s in smalls[:-1]])
+            cols = np.concatenate([s0 + np.arange(n) for s0, n in zip(lefts, n_pos, strict=True)])
+            raw = raw_windows_at(np.concatenate(smalls, axis=1), np.zeros_like(cols), cols, STRIP_H // self.p.scan, STRIP_W // self.p.scan)
+            scores = embed_raw(raw, self.c_mean, self.c_weight) @ self.coarse
+            bounds = np.cumsum([0, *n_pos])
+            lab = np.maximum(scores[:, 0::2], scores[:, 1::2])  # per label: either plain view
+            near = lab.copy()  # ... the best of each position and its neighbours within its band
+            near[1:] = np.maximum(near[1:], lab[:-1])
+            near[:-1] = np.maximum(near[:-1], lab[1:])
+            starts, ends_ = bounds[:-1], bounds[1:] - 1
+            near[starts] = np.maximum(lab[starts], lab[np.minimum(starts + 1, ends_)])
+            near[ends_] = np.maximum(lab[ends_], lab[np.maximum(ends_ - 1, starts)])
+            for k, r in enumerate(face_rows):
+                r.scans = [scores[bounds[2 * k] : bounds[2 * k + 1]], scores[bounds[2 * k + 1] : bounds[2 * k + 2]]]
+                r.lscans = [near[bounds[2 * k] : bounds[2 * k + 1]], near[bounds[2 * k + 1] : bounds[2 * k + 2]]]
+
+    def _orient_and_plan(self, face_rows: list[Row]) -> list[Job]:
+        """Which way round each row lies and where its cards' edges are: the fine-match jobs, one a card."""
+        # Which way round is each row?  Under the right plan the row's far end holds the top
+        # card's corner; under the wrong one it is covered.  Single cards read fine either way.
+        ends: list[Job] = []
+        for r in face_rows:
+            if r.last >= self.p.min_gap * CARD_W:
+                for way in (0, 1):
+                    ends.append(Job(r, way, -1, [(way, r.last)], self._top_candidates(r, way, r.last)))
+        end_reads = self._refine_batch(ends, plain_views=True)
+        # Neither end matched well: a card sits higher or lower than the row's edge says (its top
+        # edge hidden behind a neighbour's corner peeking out above it).  Read both ends again with
+        # the whole band's vertical slack.
+        weak_rows = {id(e.row) for e in ends
+                     if max(end_reads[Key(id(e.row), 0, -1)].score, end_reads[Key(id(e.row), 1, -1)].score) < self.p.wide_below}
+        wide_ends = [e._replace(views=self._wide_views(e.way, end_reads[e.key])) for e in ends if id(e.row) in weak_rows]
+        for key, read in self._refine_batch(wide_ends, plain_views=True, xs=self.p.wide_dx, dys=self.p.wide_dy).items():
+            if read.label != BACK and read.score >= end_reads[key].score + self.p.wide_gain:
+                end_reads[key] = read
+        jobs: list[Job] = []
+        for r in face_rows:
+            if r.last < self.p.min_gap * CARD_W:
+                r.way, positions = 0, [0]
+            else:
+                r.way = self._which_way(end_reads[Key(id(r), 0, -1)], end_reads[Key(id(r), 1, -1)])
+                positions = self._plan(r.scans[r.way], r.last)
+            r.positions = positions
+            for i, p in enumerate(positions):
+                views = [(r.way, p)]
+                if i == len(positions) - 1:  # the top card: read both of its corners
+                    views.append((1 - r.way, r.last - p))
+                cand = self._top_candidates(r, r.way, p) if len(views) > 1 else self._candidates(r.lscans[r.way], p)
+                jobs.append(Job(r, r.way, i, views, cand))
+        return jobs
+
+
+def _sliding_median(t: np.ndarray, n: int, lo: int, hi: int) -> np.ndarray:
+    """Median (truncated to an integer) of every ``n`` consecutive small integers of ``t``, clipped to lo..hi."""
+    t = np.ascontiguousarray(t)
+    windows = np.lib.stride_tricks.as_strided(t, (len(t) - n + 1, n), (t.strides[0], t.strides[0]), writeable=False)
+    ordered = np.sort(windows, axis=1)
+    a, b = ordered[:, (n - 1) // 2], ordered[:, n // 2]
+    med: np.ndarray = np.clip(np.trunc((a + b) / 2), lo, hi).astype(np.int32)
+    return med

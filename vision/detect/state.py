@@ -1,0 +1,56 @@
+"""What every stage of the detector reads: the deck's templates as the detector lays them out,
+the calibration, the parameters.  :class:`vision.detect.Detector` fills it in at construction."""
+
+from __future__ import annotations
+
+import numpy as np
+
+from vision.calibration import Calibration
+from vision.deck import DeckModel, WindowSource
+from vision.detect.foreground import FeltSegmenter
+from vision.detect.model import Key
+from vision.detect.params import DetectParams
+
+
+class DetectorState:
+    """Attributes shared by the stage mixins (no behaviour of its own)."""
+
+    p: DetectParams
+    deck: DeckModel
+    calib: Calibration
+    segmenter: FeltSegmenter
+    face_floor: float
+    w_mm: float  # card width and height on the table
+    h_mm: float
+    scale: float  # template px per mm
+    card_h: int  # card height, template px
+    t2i: np.ndarray  # table mm -> image px
+    # coarse scan (step 3)
+    coarse_labels: np.ndarray
+    coarse_ids: np.ndarray
+    coarse: np.ndarray  # (D, N) embedded coarse templates
+    c_mean: np.ndarray
+    c_weight: np.ndarray
+    # fine match (step 4)
+    labels: np.ndarray
+    by_label: dict[int, np.ndarray]
+    primary: np.ndarray  # (labels, 2): each label's two plain views
+    label_tids: np.ndarray  # (labels, G): each label's templates, padded
+    _wt: np.ndarray
+    _basis: np.ndarray
+    _weighted: np.ndarray
+    _shift: np.ndarray
+    _plain: np.ndarray
+    _plain_shift: np.ndarray
+    _atlas: WindowSource  # the frame's face-row bands side by side
+    is_face: np.ndarray
+    face_thumbs: np.ndarray
+    # the strip look (step 5)
+    strip_t: np.ndarray
+    strip_csum: np.ndarray
+    strip_csq: np.ndarray
+    strip_cuts: np.ndarray
+    strip_by_label: dict[int, np.ndarray]
+    strip_hw: tuple[int, int]
+    _strips: dict[Key, tuple[np.ndarray, np.ndarray]]  # per card: the strip's candidates and their scores
+    occluders: list[np.ndarray]

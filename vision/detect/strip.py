@@ -1,0 +1,190 @@
+"""Step 5: a second look where the corner leaves two readings close, over all a card shows.
+
+A covered card's visible strip with its big pips, the top card's whole face
+(:mod:`vision.strip_match`).  The same look also tells a supposed covered card that the
+card below explains (its face, read through the supposed card, matches): a pip in a wide
+visible strip is not a card (part of step 6 in :mod:`vision.detect`).
+"""
+
+from __future__ import annotations
+
+import itertools
+from typing import NamedTuple
+
+import cv2
+import numpy as np
+
+from vision.deck import BACK, CARD_W, STRIP_W, DeckModel, channels
+from vision.detect.model import Key, Opts, Reads, Row
+from vision.detect.params import DetectParams
+from vision.detect.state import DetectorState
+from vision.strip_match import strip_scores
+
+
+class Look(NamedTuple):
+    """One card for the strip look: its row, its corner in the row's crop (template px, as the fine
+    match found it), its visible width (template px), and up to ``strip_labels`` candidate labels."""
+
+    row: Row
+    corner: tuple[int, int]
+    visible: int
+    labels: np.ndarray
+
+
+class StripStage(DetectorState):
+    """Step 5 and the explaining away of ghost cards."""
+
+    def _strip_setup(self) -> None:
+        """Whole-card templates for :meth:`_strip_stage`, pooled, and their column sums (any visible width in O(1)).
+
+        They depend on the deck alone, so every detector of one deck shares one copy.
+        """
+        key = (id(self.deck), self.p.strip_pool, self.p.strip_bands, self.p.strip_variants)
+        if key not in _STRIP_CACHE:
+            _STRIP_CACHE[key] = _strip_templates(self.deck, self.p)
+        t = _STRIP_CACHE[key]
+        self.strip_t, self.strip_csum, self.strip_csq, self.strip_cuts = t.pooled, t.csum, t.csq, t.cuts
+        self.strip_by_label, self.strip_hw = t.by_label, t.hw
+
+    def _strip_stage(self, face_rows: list[Row], reads: Reads, opts: Opts) -> None:
+        """Second look at each face card: the whole strip a covered card shows (its big pips), the top card's whole face.
+
+        The index corner's suit sign is 6-7 template pixels; the pips in the rest of the
+        visible strip carry the suit (and the rank's pip layout) at twice that size.  The
+        index-corner shortlist is re-ranked by index score + strip_lambda * strip score
+        (normalised correlation over the visible part only, in bands across the card, each
+        band aligned on its own since a card lies up to 1.5 degrees off its row).  Batched
+        over every card of the frame.
+        """
+        if not len(self.deck.cards):
+            return
+        looks: list[Look] = []
+        keys: list[Key] = []
+        cands: list[np.ndarray] = []
+        for r in face_rows:
+            n = len(r.positions)
+            for i, p in enumerate(r.positions):
+                key = Key(id(r), r.way, i)
+                read = reads[key]
+                label, cand, total, corner = read.label, read.cand, read.total, read.corner
+                if label == BACK or len(cand) < 2:
+                    continue
+                order = np.argsort(-total)[:self.p.strip_labels]
+                gated = 0 < i < n - 1 and total[order[0]] < self.p.covered_min
+                if total[order[0]] - total[order[1]] > self.p.strip_margin and not gated:
+                    continue
+                v = CARD_W if i == n - 1 else r.positions[i + 1] - p
+                looks.append(Look(r, corner[0], v, cand[order]))
+                keys.append(key)
+                cands.append(cand[order])
+        if not keys:
+            return
+        strip = self._strip_scores(looks)
+        for key, cand, sc in zip(keys, cands, strip, strict=True):
+            read = reads[key]
+            all_cand, total = read.cand, read.total
+            idx = np.searchsorted(all_cand, cand, sorter=np.argsort(all_cand))
+            idx = np.argsort(all_cand)[idx]
+            comb = total[idx] + self.p.strip_lambda * sc[: len(cand)]
+            j = int(np.argmax(comb))
+            opts[key] = (cand, comb / (1 + self.p.strip_lambda))
+            self._strips[key] = (cand, sc[: len(cand)])
+            reads[key] = read._replace(label=int(cand[j]), score=float(total[idx[j]]), strip=float(sc[j]))
+
+    def _strip_scores(self, looks: list[Look]) -> np.ndarray:
+        """Strip scores of candidate labels: (len(looks), strip_labels), best first as given."""
+        k = self.p.strip_pool
+        hp, wp = self.strip_hw
+        dx, dy = self.p.strip_dx, self.p.strip_dy
+        regions: list[np.ndarray] = []
+        vis: list[int] = []
+        tid_rows: list[np.ndarray] = []
+        per_label = max(len(g) for g in self.strip_by_label.values())
+        for r, corner, v, cand in looks:
+            if r.full is None and r.crop is not None:  # the row as the chosen way reads it, pooled, as channels
+                c = r.crop if r.way == 0 else cv2.rotate(r.crop, cv2.ROTATE_180)
+                if k > 1:
+                    c = cv2.resize(c, (c.shape[1] // k, c.shape[0] // k), interpolation=cv2.INTER_AREA)
+                f = cv2.GaussianBlur(channels(c), (0, 0), self.p.strip_blur)
+                pad = wp + dx + 1
+                r.full = cv2.copyMakeBorder(f, dy + 1, dy + 1, pad, pad, cv2.BORDER_REPLICATE)
+            full = r.full
+            assert full is not None
+            ox, oy = wp + dx + 1, dy + 1  # the padding
+            vis.append(min(wp, max(STRIP_W // k, (v - self.p.strip_trim) // k)))
+            cx = ox + round(corner[0] / k) - dx
+            cy = oy + round((self.p.margin + corner[1]) / k) - dy
+            regions.append(full[cy : cy + hp + 2 * dy, cx : cx + wp + 2 * dx])
+            ids = np.concatenate([self.strip_by_label[int(lab)] for lab in cand])
+            rows_ = np.full(self.p.strip_labels * per_label, ids[-1])
+            rows_[: len(ids)] = ids
+            tid_rows.append(rows_)
+        reg = np.stack(regions)  # (C, hp + 2dy, wp + 2dx, 3)
+        tids = np.stack(tid_rows)  # (C, T)
+        strip = np.empty(tids.shape, np.float32)
+        strip_scores(reg, np.array(vis, np.int64), tids, self.strip_cuts, dy, dx, self.strip_t, self.strip_csum, self.strip_csq, strip)
+        best: np.ndarray = strip.reshape(len(looks), self.p.strip_labels, per_label).max(axis=2)
+        return best
+
+    def _explain_away(self, face_rows: list[Row], reads: Reads) -> None:
+        """A covered card the card below it explains is not a card.
+
+        A wide visible strip shows the covered card's own big pips, and a pip near the top
+        can pass for an index corner: the plan then puts a card there that is not.  If the
+        card to its left, read over the width up to the next card, matches its own face
+        there (its pips continue through the supposed card), the supposed card is dropped.
+        """
+        if not len(self.deck.cards):
+            return
+        looks: list[Look] = []
+        who: list[tuple[Row, int]] = []
+        for r in face_rows:
+            n = len(r.positions)
+            for k in range(1, n - 1):
+                if reads[Key(id(r), r.way, k)].score >= self.p.explain_score:
+                    continue
+                below = reads[Key(id(r), r.way, k - 1)]
+                if below.label == BACK:
+                    continue
+                width = r.positions[k + 1] - r.positions[k - 1]
+                looks.append(Look(r, below.corner[0], width, np.array([below.label])))
+                who.append((r, k))
+        if not looks:
+            return
+        ext = self._strip_scores(looks)[:, 0]
+        for (r, k), e in zip(who, ext, strict=True):
+            if e >= self.p.explain_min and reads[Key(id(r), r.way, k)].score < self.p.explain_score:
+                r.ghosts.add(k)
+
+
+class StripTemplates(NamedTuple):
+    pooled: np.ndarray  # (N, hp, wp, 3) whole cards, pooled
+    csum: np.ndarray  # per band across the card: column sums of each channel, cumulated (N, wp + 1, 3)
+    csq: np.ndarray  # ... and of the squares (N, wp + 1)
+    cuts: np.ndarray  # the bands' rows
+    by_label: dict[int, np.ndarray]  # each label's rows of ``pooled``
+    hw: tuple[int, int]  # (hp, wp)
+    deck: DeckModel  # kept alive so that its id (the cache key) stays its own
+
+
+_STRIP_CACHE: dict[tuple[object, ...], StripTemplates] = {}
+
+
+def _strip_templates(deck: DeckModel, p: DetectParams) -> StripTemplates:
+    k = p.strip_pool
+    cards = deck.cards
+    ids = np.flatnonzero(np.isin(deck.variants, p.strip_variants))
+    h, w = cards.shape[1:3]
+    hp, wp = h // k, w // k
+    pooled = cards[ids, : hp * k, : wp * k].astype(np.float32)
+    pooled = np.ascontiguousarray(pooled.reshape(len(pooled), hp, k, wp, k, 3).mean(axis=(2, 4)))
+    cuts = np.linspace(0, hp, p.strip_bands + 1).round().astype(np.int64)
+    csums, csqs = [], []
+    for b0, b1 in itertools.pairwise(cuts):
+        t = pooled[:, b0:b1]  # (N, bh, wp, 3)
+        zero = np.zeros((len(t), 1, 3), np.float32)
+        csums.append(np.concatenate([zero, np.cumsum(t.sum(axis=1), axis=1)], axis=1))  # (N, wp+1, 3)
+        csqs.append(np.concatenate([zero[:, :, 0], np.cumsum((t * t).sum(axis=(1, 3)), axis=1)], axis=1))
+    lab = deck.labels[ids]
+    by_label = {int(x): np.flatnonzero(lab == x) for x in np.unique(lab)}
+    return StripTemplates(pooled, np.stack(csums), np.stack(csqs), cuts, by_label, (hp, wp), deck)
