@@ -9,7 +9,9 @@ CLI contract (relied on by other tools; keep it exact):
 
 * ``studtable vision enroll --faces DIR --out DECKFILE``
 * ``studtable vision detect --deck DECKFILE IMAGE`` prints exactly one JSON
-  object ``{"cards": [{"card", "face_up", "center", "corners"}]}``.
+  object ``{"cards": [{"card", "face_up", "center", "corners"}]}``; any picture of
+  cards will do: without the layout's ArUco markers the card scale is estimated
+  from the cards in it (:mod:`vision.scale`).
 """
 
 from __future__ import annotations
@@ -38,7 +40,8 @@ def register(sub: Any) -> None:
     p = vsub.add_parser("detect", help="find and read the cards in one image; prints one JSON object")
     p.add_argument("--deck", type=Path, required=True, help="deck file from 'vision enroll'")
     p.add_argument("--calibration", type=Path, default=None,
-                   help="calibration file (default: find the layout's ArUco markers in the image itself)")
+                   help="calibration file (default: the layout's ArUco markers in the image itself, or without "
+                        "them the card scale estimated from the cards in the image)")
     p.add_argument("image", type=Path)
     p.set_defaults(handler=_detect)
 
@@ -60,11 +63,22 @@ def register(sub: Any) -> None:
     p.add_argument("--deck", type=Path, default=None)
     p.add_argument("--table", default="t1", help="table id on the bus (default t1)")
     p.add_argument("--device", default=None, help="this camera's device id on the bus (default cam1)")
-    p.add_argument("--session", type=int, default=1, help="restart counter for the wire contract (default 1)")
+    p.add_argument("--session", type=int, default=None,
+                   help="restart counter for the wire contract (default: one more than the last run's, kept in "
+                        "--state-file)")
+    p.add_argument("--state-file", type=Path, default=None,
+                   help="file that keeps the session counter across restarts (default: beside --calibration, "
+                        "CALIBRATION.session)")
     p.add_argument("--stable-frames", type=int, default=5, help="frames a change must hold before it is reported")
     p.add_argument("--max-frames", type=int, default=None, help="stop after this many frames")
     p.add_argument("--stall", type=float, default=2.0,
                    help="seconds without a frame before a live camera is reported offline (default 2)")
+    p.add_argument("--nice", type=int, default=10,
+                   help="lower the service's priority to this niceness, so that the shoe, the engine and the "
+                        "screens on the same machine go first (default 10; 0 leaves it)")
+    p.add_argument("--busy", type=float, default=1.0,
+                   help="share of one core the frame loop may use, resting after each frame (a live camera's "
+                        "frames meanwhile are skipped); default 1 (no rest)")
     p.add_argument("--broker", default="", help="HOST:PORT of the table's broker (default: print the messages)")
     p.add_argument("--broker-dir", default="", help="directory from `studtable broker config` (the vision login)")
     p.add_argument("--user", default="", help="broker username (instead of --broker-dir)")
@@ -133,8 +147,13 @@ def _detect(args: argparse.Namespace) -> int:
         if args.calibration is not None:
             calib = Calibration.from_dict(json.loads(args.calibration.read_text()))
         else:
-            # The printed layout's markers are the same for any number of seats.
-            calib = calibrate(img, default_layout(8))
+            try:
+                # The printed layout's markers are the same for any number of seats.
+                calib = calibrate(img, default_layout(8))
+            except CalibrationError:
+                from vision.scale import calibrate_from_cards
+
+                calib = calibrate_from_cards(img, model.aspect)
         dets = Detector(model, calib).detect(img)
     except (EnrollmentError, CalibrationError, OSError, ValueError) as exc:
         return _fail(str(exc))
@@ -186,7 +205,7 @@ def _run(args: argparse.Namespace) -> int:
     from vision.calibration import Calibration, CalibrationError
     from vision.deck import EnrollmentError, load
     from vision.detect import Detector
-    from vision.service import VisionCore, run_capture
+    from vision.service import VisionCore, lower_priority, next_session, run_capture, session_file_for
     from vision.tracking import Tracker
 
     logging.basicConfig(level=logging.INFO, format="%(asctime)s %(levelname)s %(message)s", stream=sys.stderr)
@@ -199,6 +218,15 @@ def _run(args: argparse.Namespace) -> int:
         calib = Calibration.from_dict(json.loads(args.calibration.read_text()))
     except (EnrollmentError, CalibrationError, OSError, ValueError) as exc:
         return _fail(str(exc))
+    if args.session is not None and args.session < 1:
+        return _fail(f"--session must be 1 or more, not {args.session}")
+    if not 0 < args.busy <= 1:
+        return _fail(f"--busy must be a share of one core, more than 0 and at most 1, not {args.busy}")
+    if args.nice > 0:
+        lower_priority(args.nice)
+    if args.session is None:
+        args.session = next_session(args.state_file or session_file_for(args.calibration))
+    logging.getLogger(__name__).info("vision %s: session %d", args.device, args.session)
 
     bus = None
     if args.broker:
@@ -230,7 +258,7 @@ def _run(args: argparse.Namespace) -> int:
     try:
         if args.stall <= 0:
             return _fail(f"--stall must be a positive number of seconds, not {args.stall}")
-        n = run_capture(args.camera, core, max_frames=args.max_frames, stall_s=args.stall)
+        n = run_capture(args.camera, core, max_frames=args.max_frames, stall_s=args.stall, busy=args.busy)
     except (OSError, ValueError) as exc:
         return _fail(str(exc))
     finally:
@@ -260,6 +288,8 @@ def _from_table_file(args: argparse.Namespace) -> None:
     args.broker_dir = args.broker_dir or cfg.credentials
     if args.stable_frames == 5:
         args.stable_frames = cam.stable_frames
+    if args.state_file is None:  # the session counter where the table keeps its services' state
+        args.state_file = Path(cfg.state_dir) / f"{cam.device}.session"
 
 
 def _render(args: argparse.Namespace) -> int:

@@ -228,8 +228,9 @@ def _rot(v: np.ndarray, deg: float) -> np.ndarray:
 
 
 def paint_table(layout: TableLayout, hmat: np.ndarray, size: tuple[int, int], felt_bgr: np.ndarray,
-                rng: np.random.Generator) -> np.ndarray:
-    """The empty table as the camera sees it: floor, wooden rail, textured felt, the printed markers."""
+                rng: np.random.Generator, markers: bool = True) -> np.ndarray:
+    """The empty table as the camera sees it: floor, wooden rail, textured felt, the printed markers
+    (unless ``markers`` is false: plain felt, as a table without the printed layout)."""
     w, h = size
     img = np.empty((h, w, 3), np.uint8)
     img[:] = FLOOR
@@ -243,7 +244,7 @@ def paint_table(layout: TableLayout, hmat: np.ndarray, size: tuple[int, int], fe
     img[felt_mask > 0] = felt[felt_mask > 0]
     # Markers: black-on-white, with a white quiet zone of 1/4 of the marker.
     dic = aruco_dictionary()
-    for mid, quad in layout.markers.items():
+    for mid, quad in layout.markers.items() if markers else ():
         q = np.array(quad)
         c = q.mean(axis=0)
         quiet = c + (q - c) * 1.5
@@ -275,11 +276,13 @@ def render_scene(
     half_turned: bool | None = None,
     conditions: bool = True,
     all_active: bool = False,
+    markers: bool = True,
 ) -> Scene:
     """Render one table picture; every random choice comes from ``seed``.
 
     ``None`` arguments are drawn at random.  ``conditions=False`` gives a clean
-    picture (no light gradient, blur, noise or JPEG) for debugging.
+    picture (no light gradient, blur, noise or JPEG) for debugging; ``markers=False`` leaves the
+    layout's ArUco markers off the felt (the same scene otherwise).
     """
     rng = np.random.default_rng(seed)
     n_seats = seats if seats is not None else int(rng.integers(2, 9))
@@ -325,7 +328,7 @@ def render_scene(
     # A cardroom picks a felt its card backs stand out on; so do we (tigullio's backs are green).
     felt_name = str(rng.choice(felt_for(faces.back)))
     felt_bgr = np.array(FELTS[felt_name], np.float32) * rng.uniform(0.8, 1.2)
-    img = paint_table(layout, hmat, size, felt_bgr, rng)
+    img = paint_table(layout, hmat, size, felt_bgr, rng, markers)
 
     cards: list[TruthCard] = []
     scale_px = math.sqrt(abs(np.linalg.det(hmat[:2, :2]))) / max(hmat[2, 2], 1e-9)

@@ -8,7 +8,11 @@ Two layers, as everywhere in studtable:
   changed, the irregular set changed, or ``heartbeat_frames`` frames passed
   (so a late subscriber and the engine's health view always have a recent
   picture).  It numbers every message it sends (``seq``) within its ``session``
-  (the restart counter), as the wire contract requires.
+  (the restart counter), as the wire contract requires.  The counter outlives the
+  process: :func:`next_session` keeps it in a small state file (``vision run`` puts it
+  beside the calibration), so a restarted service starts a session the engine has not
+  seen; with a counter that started at 1 again every message of the new run would be a
+  duplicate of the last run's and dropped.
 * :func:`run_capture` is the edge: it owns ``cv2.VideoCapture`` (a camera index,
   a video file, or a stream URL), reads it on a thread of its own (``FrameReader``)
   so that a camera that stops delivering frames is reported ``offline`` rather
@@ -26,11 +30,13 @@ from __future__ import annotations
 
 import contextlib
 import logging
+import os
 import queue
 import threading
 import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
+from pathlib import Path
 from typing import Any
 
 import cv2
@@ -43,8 +49,39 @@ from vision.tracking import Observation, Tracker
 log = logging.getLogger(__name__)
 
 Publish = Callable[[wire.Message], None]
+NICENESS = 10  # how far `vision run` lowers its priority (a systemd unit says Nice=10)
+BUSY = 1.0  # share of one core the frame loop may use by default (see run_capture)
 VERSION = "1"
 CAPABILITIES = ("up_cards", "down_count", "off_felt", "half_turned")
+
+
+def next_session(state_file: Path, clock: Callable[[], float] = time.time) -> int:
+    """This start's session counter: one more than the last one kept in ``state_file``, kept there.
+
+    A missing or unreadable file starts at 1.  The file is replaced atomically (written beside it,
+    then renamed), so a crash mid-write leaves the old counter, never a half-written one.  If the
+    file cannot be written (a read-only directory), the counter is the wall clock in milliseconds,
+    which also grows from one start to the next, and a warning says so.
+    """
+    try:
+        last = int(state_file.read_text().strip() or 0)
+    except (OSError, ValueError):
+        last = 0
+    session = last + 1
+    try:
+        state_file.parent.mkdir(parents=True, exist_ok=True)
+        tmp = state_file.with_name(f".{state_file.name}.{os.getpid()}.tmp")
+        tmp.write_text(f"{session}\n")
+        os.replace(tmp, state_file)
+    except OSError as exc:
+        session = max(session, int(clock() * 1000))
+        log.warning("cannot keep the session counter in %s (%s); using the clock: session %d", state_file, exc, session)
+    return session
+
+
+def session_file_for(calibration: Path) -> Path:
+    """Where ``vision run`` keeps its session counter by default: beside the calibration file."""
+    return calibration.with_name(calibration.stem + ".session")
 
 
 @dataclass
@@ -124,6 +161,7 @@ class FrameReader:
         self.cap = cap
         self._frames: queue.Queue[tuple[bool, np.ndarray | None]] = queue.Queue(maxsize=1 if live else 8)
         self._live = live
+        self.dropped = 0  # live frames replaced by a newer one before they were read (skipped when behind)
         self._stop = threading.Event()
         self._thread = threading.Thread(target=self._run, name="frame-reader", daemon=True)
         self._thread.start()
@@ -135,6 +173,7 @@ class FrameReader:
             if self._live:
                 with contextlib.suppress(queue.Empty):
                     self._frames.get_nowait()  # drop the older frame: only now matters
+                    self.dropped += 1
                 self._frames.put(item)
             else:
                 while not self._stop.is_set():
@@ -159,17 +198,40 @@ class FrameReader:
         self._thread.join(0.5)
 
 
+def lower_priority(niceness: int = NICENESS) -> int:
+    """Make this process yield the CPU to the table's other services (``os.nice``); returns the new niceness.
+
+    The camera is a second opinion next to the shoe; the shoe -> bridge -> engine -> console path is
+    what the dealer waits on, and on a small machine they share its cores.
+    """
+    try:
+        return os.nice(max(0, niceness - os.nice(0)))
+    except OSError as exc:  # not allowed to (a container's limits): say so, carry on
+        log.warning("could not lower the vision service's priority: %s", exc)
+        return os.nice(0)
+
+
 def run_capture(
     source: str, core: VisionCore, *, max_frames: int | None = None, reconnect_s: float = 2.0,
     stall_s: float = 2.0, clock: Callable[[], float] = time.monotonic,
     opener: Callable[[str], Any] = open_capture, stop: threading.Event | None = None,
+    busy: float = BUSY,
 ) -> int:
     """Read frames until the file ends, ``max_frames`` are done, or Ctrl-C; returns frames processed.
 
     A live source that delivers no frame for ``stall_s`` seconds is reported ``offline`` (the
     engine prompts the dealer) until frames come again; one whose read fails is reopened.
     ``stop``, when set, ends the loop (a service shutting down).
+
+    ``busy`` bounds the vision work: after a frame that took ``t`` seconds the loop rests
+    ``t * (1 / busy - 1)``, so that it uses at most that share of one core whatever the frame
+    costs (1.0: no rest).  A live camera's frames that come meanwhile are skipped (the reader
+    keeps only the newest): when the loop is behind it reads the table as it is now, never a
+    backlog.  A file's frames are all read, later.
     """
+    if not 0 < busy <= 1:
+        raise ValueError(f"busy must be a share of one core in (0, 1], not {busy}")
+    rest = 1 / busy - 1
     stop = stop or threading.Event()
     is_file = not source.isdigit() and "://" not in source
     reader = FrameReader(opener(source), live=not is_file)
@@ -207,8 +269,11 @@ def run_capture(
                 log.warning("video source %s delivers frames again; online", source)
                 core.set_online(True)
                 online = True
+            t0 = time.perf_counter()
             core.on_frame(frame, clock())
             done += 1
+            if rest > 0 and stop.wait(rest * (time.perf_counter() - t0)):
+                break
     except KeyboardInterrupt:
         pass
     finally:

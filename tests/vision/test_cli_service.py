@@ -217,3 +217,116 @@ def test_vision_run_publishes_observations_on_the_broker(faces_dir, tmp_path, mo
     truth = {str(n): {"up": v["up"], "down": v["down"]} for n, v in scene.seats().items()}
     assert obs[-1].body["seats"] == truth
     engine.close()
+
+
+def test_a_restarted_vision_service_starts_a_session_the_engine_accepts(faces_dir, tmp_path, mosquitto_broker) -> None:
+    """`vision run` twice on the same calibration, the real engine service on the broker: the second run's
+    observations are a new session (kept beside the calibration), stored and applied, not dropped as
+    duplicates of the first run's.  With the counter given as 1 both times (what every run did before),
+    the engine drops the whole second run."""
+    import subprocess
+    import sys
+    import time
+
+    from engine.service import EngineConfig, EngineService
+
+    d = faces_dir("anglo")
+    scene = render_scene(FaceSet.load(d), 51, seats=3, street=3, all_active=True, close_up=False)
+    video = tmp_path / "table.avi"
+    h, w = scene.image.shape[:2]
+    vw = cv2.VideoWriter(str(video), cv2.VideoWriter_fourcc(*"MJPG"), 30, (w, h))
+    if not vw.isOpened():
+        pytest.skip("this OpenCV build cannot write MJPG video")
+    for _ in range(4):
+        vw.write(scene.image)
+    vw.release()
+    deck = tmp_path / "anglo.deck"
+    assert main(["vision", "enroll", "--faces", str(d), "--out", str(deck)]) == 0
+    cal = tmp_path / "cal.json"
+    cal.write_text(json.dumps(calibrate(scene.image, scene.layout).to_dict()))
+    user, password = mosquitto_broker.login("engine")
+    store = tmp_path / "engine.db"
+    engine = EngineService(EngineConfig.from_dict({
+        "table": "t1", "game": {"variant": "F7S", "ante": 1, "bring_in": 2, "small_bet": 5, "big_bet": 10},
+        "seats": [{"seat": 1, "name": "Ann", "stack": 200}, {"seat": 2, "name": "Bob", "stack": 200}],
+        "store": {"url": str(store)},
+        "broker": {"host": mosquitto_broker.host, "port": mosquitto_broker.port, "username": user, "password": password},
+    })).start()
+
+    def run(*extra: str) -> None:
+        proc = subprocess.run(
+            [sys.executable, "-m", "engine.cli", "vision", "run", "--camera", str(video), "--calibration", str(cal),
+             "--deck", str(deck), "--table", "t1", "--device", "cam-1", "--stable-frames", "1", *extra,
+             "--broker", f"{mosquitto_broker.host}:{mosquitto_broker.port}",
+             "--broker-dir", str(mosquitto_broker.files.directory)],
+            capture_output=True, text=True, timeout=120,
+        )
+        assert proc.returncode == 0, proc.stderr
+
+    def stored() -> list[tuple[int, int]]:
+        return [(e.session, e.seq) for e in engine.store.events() if e.source == "cam-1"]
+
+    def settled() -> list[tuple[int, int]]:
+        """What the engine stored from the camera once nothing more arrives for a second."""
+        deadline, last, since = time.monotonic() + 15, stored(), time.monotonic()
+        while time.monotonic() < deadline and time.monotonic() - since < 1.0:
+            time.sleep(0.1)
+            now = stored()
+            if now != last:
+                last, since = now, time.monotonic()
+        return last
+
+    try:
+        run()
+        first = settled()
+        assert first and {s for s, _ in first} == {1}
+        assert (tmp_path / "cal.session").read_text().strip() == "1"
+        run()  # restarted: the counter kept beside the calibration
+        second = [e for e in settled() if e not in first]
+        assert second and {s for s, _ in second} == {2}, second
+        assert [q for _, q in second] == list(range(1, len(second) + 1))
+        assert (tmp_path / "cal.session").read_text().strip() == "2"
+        assert engine.core.tracker.session("cam-1") == 2
+        before = settled()
+        run("--session", "2")  # as every run was before: the same counter again
+        time.sleep(1.0)
+        assert settled() == before  # all dropped as duplicates
+    finally:
+        engine.stop()
+
+
+def test_detect_reads_a_picture_without_the_layouts_markers(faces_dir, tigullio_deck, tmp_path, capsys) -> None:
+    """The contract other tools use: any picture of cards, no calibration, no ArUco markers.  The card
+    scale comes from the cards themselves (vision.scale); the same tables with markers read as well."""
+    from vision.calibration import CalibrationError
+
+    fs = FaceSet.load(faces_dir("tigullio"))
+    right = total = found = false = 0
+    for seed in (41, 43, 45):
+        scene = render_scene(fs, seed, markers=False)
+        with pytest.raises(CalibrationError):
+            calibrate(scene.image, scene.layout)  # nothing to calibrate from
+        img = tmp_path / f"table{seed}.png"
+        cv2.imwrite(str(img), scene.image)
+        capsys.readouterr()
+        assert main(["vision", "detect", "--deck", str(tigullio_deck), str(img)]) == 0
+        cards = json.loads(capsys.readouterr().out)["cards"]
+        truth = [c for c in scene.cards if c.in_view and c.role in ("up", "down")]
+        centres = np.array([c["center"] for c in cards])
+        matched: set[int] = set()
+        for t in truth:
+            d = np.linalg.norm(centres - t.center, axis=1)
+            k = int(d.argmin())
+            if d[k] < 25:
+                matched.add(k)
+                if t.face_up:
+                    right += cards[k]["card"] == t.code
+                else:
+                    found += not cards[k]["face_up"]
+            total += t.face_up
+        false += len(cards) - len(matched)
+    downs = sum(1 for s in (41, 43, 45) for c in render_scene(fs, s, markers=False).cards
+                if c.in_view and c.role == "down")
+    assert total >= 60 and right >= 0.95 * total, (right, total)
+    assert found >= 0.95 * downs, (found, downs)
+    assert false <= 1

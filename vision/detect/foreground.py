@@ -25,6 +25,8 @@ class FeltSegmenter:
     def __init__(self, calib: Calibration, params: DetectParams = PARAMS) -> None:
         self.p = params
         self.calib = calib
+        #: a picture without the printed layout (:mod:`vision.scale`): felt and whatever lies beside it
+        self.picture = bool(calib.layout.extras.get("picture", False))
         self.t2i = calib.table_to_image
         w, h = calib.image_size
         self.small_size = (w // 2, h // 2)
@@ -81,14 +83,23 @@ class FeltSegmenter:
             hist = np.bincount(hs, minlength=180).astype(np.float32)
             hist = hist + np.roll(hist, 1) + np.roll(hist, -1)
             hm = int(np.argmax(hist))
-            near = np.minimum(np.abs(hs - hm), 180 - np.abs(hs - hm)) <= tol
-            sm = float(np.median(sat.ravel()[idx][near])) if near.any() else 0.0
-            vm = float(np.median(val.ravel()[idx][near])) if near.any() else 255.0
-            d = np.abs(np.arange(256) - hm)
-            lut = np.where(np.minimum(d, 180 - d) <= tol, 255, 0).astype(np.uint8)
-            same = cv2.bitwise_and(cv2.LUT(hue, lut), cv2.threshold(sat, 0.45 * sm, 255, cv2.THRESH_BINARY)[1])
-            same = cv2.bitwise_and(same, cv2.threshold(val, self.p.felt_bright * vm, 255, cv2.THRESH_BINARY_INV)[1])
-            bg |= cv2.bitwise_and(same, region)
+            peaks = [hm]
+            if name == "felt" and self.picture:
+                # A picture without a layout: the cards may lie on cloth with wood beside it; a second
+                # hue that covers a quarter as much as the first is background too.
+                d = np.abs(np.arange(180) - hm)
+                rest = np.where(np.minimum(d, 180 - d) <= 2 * tol, 0.0, hist)
+                if rest.max() >= 0.25 * hist[hm]:
+                    peaks.append(int(np.argmax(rest)))
+            for hm in peaks:
+                near = np.minimum(np.abs(hs - hm), 180 - np.abs(hs - hm)) <= tol
+                sm = float(np.median(sat.ravel()[idx][near])) if near.any() else 0.0
+                vm = float(np.median(val.ravel()[idx][near])) if near.any() else 255.0
+                d = np.abs(np.arange(256) - hm)
+                lut = np.where(np.minimum(d, 180 - d) <= tol, 255, 0).astype(np.uint8)
+                same = cv2.bitwise_and(cv2.LUT(hue, lut), cv2.threshold(sat, 0.45 * sm, 255, cv2.THRESH_BINARY)[1])
+                same = cv2.bitwise_and(same, cv2.threshold(val, self.p.felt_bright * vm, 255, cv2.THRESH_BINARY_INV)[1])
+                bg |= cv2.bitwise_and(same, region)
         fg = cv2.bitwise_and(cv2.bitwise_not(bg), cv2.bitwise_or(self.felt_mask, self.rail_mask))
         return cv2.medianBlur(fg, 3)
 

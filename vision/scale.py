@@ -1,0 +1,140 @@
+"""A calibration without markers: the card scale estimated from the cards in the picture.
+
+``studtable vision detect --deck DECKFILE IMAGE`` is a contract other tools use on any
+picture of cards, with or without the printed layout.  Without its ArUco markers there is
+no homography to the table, but the detector needs only one thing from it to read cards:
+how many pixels a card is.  Cards have one known size and shape (the deck's aspect), so
+the picture says it: every blob that is one card lying flat is a rectangle of the deck's
+aspect, whose long side is a card height; every row of overlapping cards or down cards
+side by side is a longer rectangle whose short side is a card height.  The median of
+those heights sets a scale; the picture is then taken as a top view at that scale (the
+whole picture as felt, no seats, no markers).  A camera tilted so much that the near and
+far cards differ by more than the detector's tolerance (16 % of a card height) needs a
+real calibration.
+"""
+
+from __future__ import annotations
+
+import cv2
+import numpy as np
+
+from vision.calibration import Calibration, CalibrationError
+from vision.detect.foreground import FeltSegmenter
+from vision.layout import CARD_WIDTH_MM, TableLayout
+
+
+def picture_layout(width_mm: float, height_mm: float, card_width_mm: float = CARD_WIDTH_MM) -> TableLayout:
+    """A layout that is all felt over a picture ``width_mm`` x ``height_mm`` centred on the origin."""
+    # The felt ellipse circumscribes the picture's rectangle (so every pixel is felt); no rail to speak of.
+    return TableLayout(felt_a=width_mm / 2 * 1.4143, felt_b=height_mm / 2 * 1.4143, rail_mm=0.01, seats={},
+                       dealer=[(0.0, 0.0), (0.0, 0.0), (0.0, 0.0), (0.0, 0.0)], markers={},
+                       card_width_mm=card_width_mm, extras={"picture": True})
+
+
+def top_view(size: tuple[int, int], px_per_mm: float, card_width_mm: float = CARD_WIDTH_MM) -> Calibration:
+    """The picture as a top view at ``px_per_mm``, the origin at its centre."""
+    w, h = size
+    s = 1.0 / px_per_mm
+    hmat = np.array([[s, 0.0, -w / 2 * s], [0.0, s, -h / 2 * s], [0.0, 0.0, 1.0]])
+    return Calibration(picture_layout(w * s, h * s, card_width_mm), hmat, (w, h))
+
+
+def card_heights(image: np.ndarray, aspect: float) -> list[tuple[float, float, list[float]]]:
+    """(x, y, what its card height may be) in pixels, for every blob that may be one card or one row.
+
+    One card: the height of a card of the blob's area, ``sqrt(short * long * aspect)`` (a tilted
+    camera stretches a card one way and shrinks it the other; its area keeps the scale).  A row of
+    cards (or down cards side by side): its short side.  A blob of a card's shape and a little long
+    may be either.
+    """
+    h, w = image.shape[:2]
+    seg = FeltSegmenter(top_view((w, h), 1.0))
+    out: list[tuple[float, float, list[float]]] = []
+    min_area = 2e-4 * w * h / 4  # half-size pixels
+    for cnt in seg.contours(image):
+        area = cv2.contourArea(cnt)
+        if area < min_area:
+            continue
+        ((cx, cy), (rw, rh), _a) = cv2.minAreaRect(cnt)
+        short, long_ = sorted((2 * float(rw), 2 * float(rh)))
+        if short < 8 or area / (rw * rh) < 0.8:
+            continue
+        ratio = long_ / short
+        options = []
+        if 0.75 * aspect <= ratio <= 1.35 * aspect:
+            options.append(float(np.sqrt(short * long_ * aspect)))
+        if 1.1 * aspect <= ratio <= 6.0:
+            options.append(short)
+        if options:
+            out.append((2 * float(cx), 2 * float(cy), options))
+    return out
+
+
+def fit_scale(samples: list[tuple[float, float, list[float]]], size: tuple[int, int], tol: float = 0.1) -> np.ndarray:
+    """Card height in pixels over the picture, ``a + b x + c y`` (x, y from the picture's centre).
+
+    A tilted camera sees near cards bigger, to first order linearly across the picture.  The plane
+    is the one most blobs agree with, each by the reading of it that fits best (a consensus over
+    planes through three blobs, then least squares over those within ``tol``); a blob that fits no
+    reading (a half-turned card, two rows touching) has no say.  Fewer than six blobs: one scale.
+    """
+    w, h = size
+    pts = [(x - w / 2, y - h / 2, v) for x, y, opts in samples for v in opts]
+    blob = np.array([i for i, (_x, _y, opts) in enumerate(samples) for _ in opts])
+    xyv = np.array(pts, np.float64)
+    design = np.column_stack([np.ones(len(xyv)), xyv[:, 0], xyv[:, 1]])
+
+    def agreeing(coef: np.ndarray) -> np.ndarray:
+        """Per reading, whether it is its blob's best and within tol of the plane."""
+        pred = design @ coef
+        err = np.abs(xyv[:, 2] / np.maximum(pred, 1e-6) - 1)
+        best = np.full(len(samples), np.inf)
+        np.minimum.at(best, blob, err)
+        ok: np.ndarray = (err <= tol) & (err == best[blob])
+        return ok
+
+    flat = [np.array([v, 0.0, 0.0]) for v in xyv[:, 2]]
+    trials = flat
+    if len(samples) >= 6:
+        rng = np.random.default_rng(0)
+        for _ in range(300):
+            pick = rng.choice(len(xyv), 3, replace=False)
+            if len(set(blob[pick].tolist())) < 3:
+                continue
+            coef, *_ = np.linalg.lstsq(design[pick], xyv[pick, 2], rcond=None)
+            trials.append(coef)
+    coef = max(trials, key=lambda c: (int(agreeing(c).sum()), -float(np.abs(c[1:]).sum())))
+    for _ in range(3):
+        ok = agreeing(coef)
+        if len(set(blob[ok].tolist())) < 6:
+            coef = np.array([float(np.median(xyv[ok, 2])), 0.0, 0.0]) if ok.any() else coef
+            break
+        coef, *_ = np.linalg.lstsq(design[ok], xyv[ok, 2], rcond=None)
+    fitted: np.ndarray = np.asarray(coef, np.float64)
+    return fitted
+
+
+def calibrate_from_cards(image: np.ndarray, aspect: float, card_width_mm: float = CARD_WIDTH_MM) -> Calibration:
+    """A calibration at the card scale the picture shows (see the module docstring).
+
+    With the card height ``a + b x + c y`` pixels (:func:`fit_scale`), the homography
+    ``[[s, 0, 0], [0, s, 0], [g, h, 1]]`` (image coordinates from the picture's centre,
+    ``s = card_h_mm / a``, ``g = b / a``, ``h = c / a``) has that local scale to first
+    order: the perspective of a camera tilted by a moderate angle.
+    """
+    size = (image.shape[1], image.shape[0])
+    samples = card_heights(image, aspect)
+    if not samples:
+        raise CalibrationError(
+            "found no ArUco markers and no blob the size and shape of a card to estimate the card scale from; "
+            "pass --calibration (from `studtable vision calibrate`)"
+        )
+    a, b, c = fit_scale(samples, size)
+    card_h_mm = card_width_mm * aspect
+    s = card_h_mm / a
+    w, h = size
+    centre = np.array([[1.0, 0.0, -w / 2], [0.0, 1.0, -h / 2], [0.0, 0.0, 1.0]])
+    hmat = np.array([[s, 0.0, 0.0], [0.0, s, 0.0], [b / a, c / a, 1.0]]) @ centre
+    corners = cv2.perspectiveTransform(np.array([[[0, 0]], [[w, 0]], [[w, h]], [[0, h]]], np.float64), hmat).reshape(-1, 2)
+    span = np.abs(corners).max(axis=0) * 2
+    return Calibration(picture_layout(float(span[0]), float(span[1]), card_width_mm), hmat, size)
