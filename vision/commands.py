@@ -1,4 +1,4 @@
-"""The vision subcommands of ``studtable``: enroll, detect, calibrate, run, render.
+"""The vision subcommands of ``studtable``: enroll, detect, calibrate, layout, run, render.
 
 These are the edges: they read and write files and open cameras, then call the
 pure core (:mod:`vision.deck`, :mod:`vision.detect`, :mod:`vision.calibration`,
@@ -50,10 +50,26 @@ def register(sub: Any) -> None:
     src.add_argument("--image", type=Path, help="a picture from the mounted camera")
     src.add_argument("--camera", help="camera index, video file or stream URL (one frame is taken)")
     p.add_argument("--seats", type=int, default=8, help="seats on the printed layout (2-8; default 8)")
+    p.add_argument("--width-m", type=float, default=1.54, help="the printed felt's width in metres (default 1.54)")
+    p.add_argument("--depth-m", type=float, default=0.88, help="the printed felt's depth in metres (default 0.88)")
+    p.add_argument("--layout", type=Path, default=None,
+                   help="the layout file `vision layout` wrote (instead of --seats/--width-m/--depth-m)")
+    p.add_argument("--in-play", default=None,
+                   help="the seats in play, e.g. 1,4,6 (default all): the others' zones are left out, and these keep "
+                        "their numbers, as the engine numbers seats")
     p.add_argument("--card-width-mm", type=float, default=63.0, help="width of the cards in use (poker: 63)")
     p.add_argument("--out", type=Path, required=True, help="calibration file to write (JSON)")
     p.add_argument("--preview", type=Path, default=None, help="PNG with the zones drawn (default: next to --out)")
     p.set_defaults(handler=_calibrate)
+
+    p = vsub.add_parser("layout", help="the printable layout with its ArUco markers, at real size (PDF and PNG)")
+    p.add_argument("--width-m", type=float, default=1.54, help="the felt's width in metres (default 1.54)")
+    p.add_argument("--depth-m", type=float, default=0.88, help="the felt's depth in metres (default 0.88)")
+    p.add_argument("--seats", type=int, default=8, help="seats round the table (2-8; default 8)")
+    p.add_argument("--dpi", type=float, default=100.0, help="resolution of the picture (default 100)")
+    p.add_argument("--out", type=Path, required=True,
+                   help="PDF to write; the PNG and the layout file (for `vision calibrate --layout`) go beside it")
+    p.set_defaults(handler=_layout)
 
     p = vsub.add_parser("run", help="the vision service: read a camera, publish observations")
     p.add_argument("--config", type=Path, default=None,
@@ -166,7 +182,6 @@ def _calibrate(args: argparse.Namespace) -> int:
     import cv2
 
     from vision.calibration import CalibrationError, calibrate, draw_preview
-    from vision.layout import default_layout
 
     try:
         if args.image is not None:
@@ -179,7 +194,7 @@ def _calibrate(args: argparse.Namespace) -> int:
             cap.release()
             if not ok:
                 raise OSError(f"video source {args.camera!r} opened but gave no frame")
-        layout = default_layout(args.seats)
+        layout = _calibration_layout(args)
         if args.card_width_mm != layout.card_width_mm:
             from dataclasses import replace
 
@@ -195,6 +210,54 @@ def _calibrate(args: argparse.Namespace) -> int:
         f"calibrated from markers {list(calib.markers_seen)} (fit error {calib.reprojection_mm:.2f} mm) -> {args.out}; "
         f"preview {preview}"
     )
+    return 0
+
+
+def _calibration_layout(args: argparse.Namespace) -> Any:
+    """The layout ``vision calibrate`` fits: the file ``vision layout`` wrote, or the one for
+    --seats/--width-m/--depth-m; with --in-play, only those seats (keeping their numbers)."""
+    from dataclasses import replace
+
+    from vision.layout import TableLayout, table_layout
+
+    if args.layout is not None:
+        layout = TableLayout.from_dict(json.loads(args.layout.read_text()))
+    else:
+        layout = table_layout(args.width_m * 1000, args.depth_m * 1000, args.seats)
+    if args.in_play:
+        try:
+            wanted = sorted({int(s) for s in str(args.in_play).split(",")})
+        except ValueError:
+            raise ValueError(f"--in-play takes seat numbers separated by commas, e.g. 1,4,6; not {args.in_play!r}") from None
+        unknown = [s for s in wanted if s not in layout.seats]
+        if unknown:
+            raise ValueError(f"--in-play names seats {unknown} that the layout does not have (it has "
+                             f"{sorted(layout.seats)})")
+        layout = replace(layout, seats={n: s for n, s in layout.seats.items() if n in wanted})
+    return layout
+
+
+def _layout(args: argparse.Namespace) -> int:
+    from vision.layout import LayoutError, table_layout
+    from vision.printable import layout_image, pdf_bytes, png_bytes
+
+    try:
+        if not 20 <= args.dpi <= 600:
+            raise ValueError(f"--dpi must be between 20 and 600, not {args.dpi}")
+        layout = table_layout(args.width_m * 1000, args.depth_m * 1000, args.seats)
+        img = layout_image(layout, args.dpi)
+        args.out.parent.mkdir(parents=True, exist_ok=True)
+        pdf = args.out if args.out.suffix.lower() == ".pdf" else args.out.with_suffix(".pdf")
+        png, lay = pdf.with_suffix(".png"), pdf.with_suffix(".layout.json")
+        pdf.write_bytes(pdf_bytes(img, args.dpi))
+        png.write_bytes(png_bytes(img, args.dpi))
+        lay.write_text(json.dumps(layout.to_dict(), indent=1))
+    except (LayoutError, ValueError, OSError) as exc:
+        return _fail(str(exc))
+    h, w = img.shape[:2]
+    print(f"layout {args.width_m:g} x {args.depth_m:g} m felt, {args.seats} seats -> {pdf} "
+          f"({w / args.dpi * 25.4:.0f} x {h / args.dpi * 25.4:.0f} mm: print at 100 %, no scaling), {png} "
+          f"({w}x{h} px at {args.dpi:g} dpi), {lay} (for `vision calibrate --layout`)")
     return 0
 
 

@@ -19,6 +19,7 @@ This module is pure: geometry and JSON-able dicts, no files.
 
 from __future__ import annotations
 
+import itertools
 import math
 from dataclasses import dataclass, field
 from typing import Any
@@ -131,19 +132,40 @@ class TableLayout:
             raise ValueError(f"table layout is malformed ({e!r}); expected the format written by 'vision calibrate'") from e
 
 
-def default_layout(seats: int = 8) -> TableLayout:
-    """The printed stud layout this project ships, for 2 to 8 seats.
+FELT_W_MM, FELT_D_MM = 1540.0, 880.0  # the layout this project ships
+ZONE_W_MM, ZONE_D_MM = 255.0, 235.0  # a seat zone: a stud row of four up cards in front of three down cards
+DEALER_GAP_MM = 500.0  # the dealer's place, free of seats
 
-    Seats sit round an elliptical felt 1.54 m by 0.88 m, on the arc that leaves
-    the dealer's place at the bottom free; each zone is big enough for a stud
-    row of four overlapping up cards in front of three down cards side by
-    side.  Eight markers sit near the rail, one between each two seat places and one in front of the dealer, so that a camera
-    seeing any part of the table sees at least two of them.
+
+class LayoutError(ValueError):
+    """A table these dimensions cannot hold the layout asked for; the message says what would."""
+
+
+def default_layout(seats: int = 8) -> TableLayout:
+    """The printed stud layout this project ships, for 2 to 8 seats: :func:`table_layout` of a felt
+    1.54 m by 0.88 m."""
+    return table_layout(FELT_W_MM, FELT_D_MM, seats)
+
+
+def table_layout(width_mm: float, depth_mm: float, seats: int = 8) -> TableLayout:
+    """The stud layout for an elliptical felt ``width_mm`` by ``depth_mm``, for 2 to 8 seats.
+
+    Seats sit round the felt on the arc that leaves the dealer's place at the bottom free; each
+    zone is big enough for a stud row of four overlapping up cards in front of three down cards
+    side by side (the zones have one size whatever the table: cards do).  Seat 1 is on the
+    dealer's left and the numbers go round the table, as the engine numbers seats; with fewer
+    than eight seats they are spread over the eight places.  Eight markers sit near the rail, one
+    between each two seat places and one in front of the dealer, so that a camera seeing any part
+    of the table sees at least two of them.
     """
     if not 2 <= seats <= 8:
         raise ValueError(f"a stud table has 2 to 8 seats; got {seats}")
-    a, b = 770.0, 440.0
-    zone_w, zone_d = 255.0, 235.0
+    a, b = width_mm / 2, depth_mm / 2
+    zone_w, zone_d = ZONE_W_MM, ZONE_D_MM
+    if b < zone_d + 125.0 or a < b:
+        raise LayoutError(
+            f"a felt {width_mm:.0f} x {depth_mm:.0f} mm cannot hold the layout: it must be at least "
+            f"{2 * (zone_d + 125.0):.0f} mm deep (seat zones on both sides) and at least as wide as deep")
     slots = 8
     # Slots evenly spaced by arc length along the ellipse through the zone centres (not by angle:
     # the ends of an ellipse are tightly curved), leaving a gap at the bottom for the dealer.
@@ -153,11 +175,16 @@ def default_layout(seats: int = 8) -> TableLayout:
     arc = np.concatenate([[0.0], np.cumsum(np.linalg.norm(np.diff(pts, axis=0), axis=1))])
     start = np.interp(math.pi / 2, ts, arc)  # the dealer's place
     perim = arc[-1]
-    gap = 500.0
+    gap = DEALER_GAP_MM
     step = (perim - gap) / (slots - 1)
     angles = [float(np.interp((start + gap / 2 + k * step) % perim, arc, ts)) for k in range(slots)]
     # Use spread-out slots for fewer seats so the players sit round the table.
     chosen = [round(i * (slots - 1) / (seats - 1)) for i in range(seats)]
+    apart = step * min(j - i for i, j in itertools.pairwise(chosen))
+    if apart < zone_w + 20.0:
+        raise LayoutError(
+            f"{seats} seat zones {zone_w:.0f} mm wide do not fit round a felt {width_mm:.0f} x {depth_mm:.0f} mm "
+            f"(their centres would be {apart:.0f} mm apart); make the table bigger or seat fewer")
     seat_map: dict[int, Seat] = {}
     for n, k in enumerate(chosen, start=1):
         t = angles[k]
