@@ -53,7 +53,7 @@ def card_heights(image: np.ndarray, aspect: float) -> list[tuple[float, float, l
     min_area = 2e-4 * w * h / 4  # half-size pixels
     for cnt in seg.contours(image):
         area = cv2.contourArea(cnt)
-        if area < min_area:
+        if area < min_area or area > 0.25 * w * h / 4:  # no card fills a quarter of the picture (blank paper)
             continue
         ((cx, cy), (rw, rh), _a) = cv2.minAreaRect(cnt)
         short, long_ = sorted((2 * float(rw), 2 * float(rh)))

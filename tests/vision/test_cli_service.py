@@ -228,7 +228,7 @@ def test_a_restarted_vision_service_starts_a_session_the_engine_accepts(faces_di
     import sys
     import time
 
-    from engine.service import EngineConfig, EngineService
+    from engine.service import EngineConfig, EngineService, source_key, source_of
 
     d = faces_dir("anglo")
     scene = render_scene(FaceSet.load(d), 51, seats=3, street=3, all_active=True, close_up=False)
@@ -264,7 +264,7 @@ def test_a_restarted_vision_service_starts_a_session_the_engine_accepts(faces_di
         assert proc.returncode == 0, proc.stderr
 
     def stored() -> list[tuple[int, int]]:
-        return [(e.session, e.seq) for e in engine.store.events() if e.source == "cam-1"]
+        return [(e.session, e.seq) for e in engine.store.events() if source_of(e.source) == "cam-1"]
 
     def settled() -> list[tuple[int, int]]:
         """What the engine stored from the camera once nothing more arrives for a second."""
@@ -286,7 +286,7 @@ def test_a_restarted_vision_service_starts_a_session_the_engine_accepts(faces_di
         assert second and {s for s, _ in second} == {2}, second
         assert [q for _, q in second] == list(range(1, len(second) + 1))
         assert (tmp_path / "cal.session").read_text().strip() == "2"
-        assert engine.core.tracker.session("cam-1") == 2
+        assert engine.core.tracker.session(source_key(wire.Channel.VISION, "cam-1")) == 2
         before = settled()
         run("--session", "2")  # as every run was before: the same counter again
         time.sleep(1.0)

@@ -148,12 +148,14 @@ def test_no_card_is_read_twice(faces_dir) -> None:
 
     lab = {c: i for i, c in enumerate(model.code(k) for k in range(52))}
     out = [replace(dets[0], card="5h"), replace(dets[0], card="5h"), replace(dets[0], card="5h")]
+    from vision.detect.model import Key, Reading
+
     reads = {
-        (0, 0, 0): (lab["5h"], 0.95, np.array([lab["5h"], lab["6h"]]), np.array([0.95, 0.85], np.float32)),
-        (0, 0, 1): (lab["5h"], 0.93, np.array([lab["5h"], lab["6h"]]), np.array([0.93, 0.92], np.float32)),
-        (0, 0, 2): (lab["5h"], 0.92, np.array([lab["5h"], lab["7h"]]), np.array([0.92, 0.60], np.float32)),
+        Key(0, 0, 0): Reading(lab["5h"], 0.95, np.array([lab["5h"], lab["6h"]]), np.array([0.95, 0.85], np.float32), []),
+        Key(0, 0, 1): Reading(lab["5h"], 0.93, np.array([lab["5h"], lab["6h"]]), np.array([0.93, 0.92], np.float32), []),
+        Key(0, 0, 2): Reading(lab["5h"], 0.92, np.array([lab["5h"], lab["7h"]]), np.array([0.92, 0.60], np.float32), []),
     }
-    det._unique(out, [(0, (0, 0, 0)), (1, (0, 0, 1)), (2, (0, 0, 2))], reads, {})
+    det._unique(out, [(0, Key(0, 0, 0)), (1, Key(0, 0, 1)), (2, Key(0, 0, 2))], reads, {})
     assert [d.card for d in out] == [None, "6h", "5h"]
 
 
