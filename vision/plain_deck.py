@@ -57,7 +57,7 @@ _PIPS: dict[str, list[tuple[float, float]]] = {
 def suit_mask(suit: str, size: int) -> np.ndarray:
     """A ``size`` x ``size`` mask (255 inside) of one suit symbol, point or stem at the bottom."""
     s = size * 4  # drawn large, then shrunk: smooth edges
-    m = np.zeros((s, s), np.uint8)
+    m: np.ndarray = np.zeros((s, s), np.uint8)
     if suit == "d":
         pts = np.array([[s // 2, 0], [int(s * 0.9), s // 2], [s // 2, s - 1], [int(s * 0.1), s // 2]])
         cv2.fillConvexPoly(m, pts, 255, cv2.LINE_AA)
