@@ -15,12 +15,11 @@ This is an edge module (it reads files); the parsing helpers in it are pure.
 from __future__ import annotations
 
 import json
-import math
-import re
 import tomllib
-from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
+
+from engine.tomlwrite import dumps_toml, toml_value
 
 if TYPE_CHECKING:
     from engine.broker.config import BrokerFiles
@@ -73,72 +72,9 @@ def read_config(path: str | Path, what: str = "config file") -> dict[str, Any]:
 
 # ----------------------------------------------------------------------------- writing
 
-
-_BARE_KEY = re.compile(r"^[A-Za-z0-9_-]+$")
-
-
-def _key(k: str) -> str:
-    return k if _BARE_KEY.match(k) else json.dumps(k)
-
-
-def toml_value(value: Any) -> str:
-    """One TOML value: strings, booleans, integers, floats, lists and inline tables."""
-    if isinstance(value, bool):
-        return "true" if value else "false"
-    if isinstance(value, int):
-        return str(value)
-    if isinstance(value, float):
-        if not math.isfinite(value):
-            raise ValueError(f"TOML has no value for {value!r} here")
-        return repr(value)
-    if isinstance(value, str | Path):
-        return json.dumps(str(value), ensure_ascii=False)  # JSON string escapes are valid TOML basic strings
-    if isinstance(value, Mapping):
-        return "{" + ", ".join(f"{_key(str(k))} = {toml_value(v)}" for k, v in value.items()) + "}"
-    if isinstance(value, Sequence):
-        return "[" + ", ".join(toml_value(v) for v in value) + "]"
-    raise TypeError(f"cannot write {type(value).__name__} as TOML")
-
-
-def _is_table_array(value: Any) -> bool:
-    return isinstance(value, list | tuple) and bool(value) and all(isinstance(v, Mapping) for v in value)
-
-
-def dumps_toml(data: Mapping[str, Any], comments: Mapping[str, str] | None = None) -> str:
-    """A TOML document: scalars first, then ``[tables]`` and ``[[arrays of tables]]``, nested as given.
-
-    ``comments`` maps a dotted key (``broker.port``, or a table name ``shoe``) to a comment written
-    after the value (or above the table).  ``tomllib.loads(dumps_toml(d)) == d`` for what it writes.
-    """
-    notes = dict(comments or {})
-    out: list[str] = []
-
-    def emit(table: Mapping[str, Any], prefix: str) -> None:
-        for k, v in table.items():
-            if v is None or isinstance(v, Mapping) or _is_table_array(v):
-                continue
-            dotted = f"{prefix}{k}"
-            note = f"  # {notes[dotted]}" if dotted in notes else ""
-            out.append(f"{_key(str(k))} = {toml_value(v)}{note}")
-        for k, v in table.items():
-            dotted = f"{prefix}{k}"
-            if isinstance(v, Mapping):
-                out.append("")
-                if dotted in notes:
-                    out.append(f"# {notes[dotted]}")
-                out.append(f"[{'.'.join(_key(p) for p in dotted.split('.'))}]")
-                emit(v, dotted + ".")
-            elif _is_table_array(v):
-                if dotted in notes:
-                    out.append("")
-                    out.append(f"# {notes[dotted]}")
-                for item in v:
-                    out.append("")
-                    out.append(f"[[{'.'.join(_key(p) for p in dotted.split('.'))}]]")
-                    emit(item, dotted + ".")
-
-    emit(data, "")
-    return "\n".join(out).lstrip("\n") + "\n"
+# The one TOML writer is pure (engine.tomlwrite, a core module); it is re-exported here for the edges.
+__all__ = ["EXIT_CONFIG", "ConfigFileError", "broker_login", "dumps_toml", "load_broker_files", "parse_host_port",
+           "parse_port", "read_config", "toml_value"]
 
 
 # ----------------------------------------------------------------------------- broker address and login

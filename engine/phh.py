@@ -50,6 +50,7 @@ from engine.events import (
 )
 from engine.hand import STREET_DEAL, Hand, IllegalAction, Phase
 from engine.rules import GameConfig, HouseRules, Variant, house_rules
+from engine.tomlwrite import toml_value
 
 
 class PHHError(ValueError):
@@ -262,17 +263,9 @@ def load_file(path: str, rules: str | HouseRules = "rrop") -> ImportedHand:
 
 
 def _toml_value(value: Any) -> str:
-    if isinstance(value, bool):
-        return "true" if value else "false"
-    if isinstance(value, int):
-        return str(value)
-    if isinstance(value, str):
-        return (
-            "'" + value.replace("'", "") + "'" if "'" not in value else '"' + value.replace('"', '\\"') + '"'
-        )
-    if isinstance(value, list):
-        return "[" + ", ".join(_toml_value(v) for v in value) + "]"
-    raise TypeError(f"cannot write {value!r} to PHH")
+    if not isinstance(value, bool | int | str | list):
+        raise TypeError(f"cannot write {value!r} to PHH")
+    return toml_value(value, literal_strings=True)  # the one TOML writer; PHH's own quoting style
 
 
 def actions_of(events: Iterable[Event]) -> list[str]:

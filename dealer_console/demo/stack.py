@@ -77,24 +77,11 @@ def engine_config_dict(opts: DemoOptions, broker: Broker, store: Path) -> dict[s
     }
 
 
-def _toml_value(value: Any) -> str:
-    if isinstance(value, bool):
-        return "true" if value else "false"
-    if isinstance(value, int | float):
-        return str(value)
-    return json.dumps(str(value))  # a JSON string is a valid TOML basic string
-
-
 def engine_config_toml(config: Mapping[str, Any]) -> str:
     """The engine config dict as the TOML file ``studtable engine --config`` reads."""
-    lines = [f"table = {_toml_value(config['table'])}"]
-    for section in ("game", "store", "broker", "engine"):
-        lines.append(f"\n[{section}]")
-        lines += [f"{k} = {_toml_value(v)}" for k, v in config[section].items()]
-    for seat in config["seats"]:
-        lines.append("\n[[seats]]")
-        lines += [f"{k} = {_toml_value(v)}" for k, v in seat.items()]
-    return "\n".join(lines) + "\n"
+    from engine.tomlwrite import dumps_toml
+
+    return dumps_toml(config)
 
 
 class ThreadEngine:
@@ -187,8 +174,9 @@ class ProcessBridge(ChildProcess):
         settings = {"table": table, "port": port, "deck": deck.name, "decks_dir": directory / "decks",
                     "device": SHOE_DEVICE, "broker": f"{broker.host}:{broker.port}", "user": user,
                     "password": password, "state_file": directory / "bridge.session"}
-        self.path = _private_file(directory / "bridge.toml",
-                                  "".join(f"{k} = {_toml_value(v)}\n" for k, v in settings.items()))
+        from engine.tomlwrite import dumps_toml
+
+        self.path = _private_file(directory / "bridge.toml", dumps_toml(settings))
         super().__init__(["bridge", "--config", str(self.path)], directory / "bridge.log")
 
     @property

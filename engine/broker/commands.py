@@ -70,11 +70,9 @@ def register(sub: Any) -> None:
 
 def _cardroom(args: argparse.Namespace) -> int:
     from engine.broker.cardroom import TableCerts, write_cardroom
+    from engine.configfile import parse_host_port
 
-    host, _, port = str(args.central).rpartition(":")
-    if not host or not port.isdigit():
-        print(f"--central must be HOST:PORT, not {args.central!r}")
-        return 2
+    host, port = parse_host_port(args.central, None, "--central")  # a bad one: one line, exit 2
     tables = [t for t in str(args.tables).split(",") if t]
     certs = {}
     for t in tables:
@@ -84,7 +82,7 @@ def _cardroom(args: argparse.Namespace) -> int:
             return 2
         certs[t] = TableCerts(args.cafile, crt, key)
     files = write_cardroom(
-        args.out, tables, central_host=host, central_port=int(port),
+        args.out, tables, central_host=host, central_port=port,
         central_certs=TableCerts(args.cafile, args.central_cert, args.central_key), table_certs=certs,
         run_as=args.run_as,
     )
