@@ -12,7 +12,7 @@ clubs < diamonds < hearts < spades.
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Iterator
+from collections.abc import Iterable
 from typing import Final
 
 RANKS: Final = "23456789TJQKA"
@@ -167,21 +167,3 @@ def parse_cards(text: str | Iterable[str | Card]) -> tuple[Card, ...]:
         return tuple(Card.parse(compact[i : i + 2]) for i in range(0, len(compact), 2))
     return tuple(card(c) for c in text)
 
-
-def format_cards(cards: Iterable[Card]) -> str:
-    return "".join(str(c) for c in cards)
-
-
-def from_index(index: int) -> Card:
-    if not 0 <= index < 52:
-        raise CardError(f"card index {index} is outside 0..51")
-    return DECK[index]
-
-
-def full_deck() -> list[Card]:
-    """A fresh 52-card deck in a fixed order (shuffle it yourself)."""
-    return list(DECK)
-
-
-def iter_known(cards: Iterable[Card]) -> Iterator[Card]:
-    return (c for c in cards if c.known)

@@ -26,14 +26,6 @@ class Variant(StrEnum):
             self.value
         ]
 
-    @property
-    def low_only(self) -> bool:
-        return self is Variant.RAZZ
-
-    @property
-    def is_split(self) -> bool:
-        return self is Variant.STUD8
-
 
 class ConfigError(ValueError):
     """A game configuration that cannot be played; the message names the field."""

@@ -53,7 +53,7 @@ import re
 from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, field
 from enum import StrEnum
-from typing import Any, Final, TypedDict
+from typing import Any, Final
 
 from engine.publicstate import PublicState, StateError
 
@@ -692,35 +692,6 @@ def _check_fields(
 
 
 # --------------------------------------------------------------------------- messages
-
-
-class CardDrawnBody(TypedDict):
-    counter: int
-    uid: str
-    card: str | None
-    deck: str | None
-    quality: int
-    status: str
-
-
-class SeatView(TypedDict):
-    up: list[str]
-    down: int
-
-
-class ObservationBody(TypedDict):
-    frame: int
-    seats: dict[str, SeatView]
-    changed: list[int]
-    irregular: list[dict[str, Any]]
-    fps: float
-
-
-class BirthBody(TypedDict):
-    role: str
-    version: str
-    capabilities: list[str]
-    last_seq: int
 
 
 @dataclass(frozen=True, slots=True)

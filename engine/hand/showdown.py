@@ -86,7 +86,7 @@ class ShowdownMixin(HandState):
                     "RRoP 3.6 cards speak",
                     f"seat {e.seat}'s cards shown are not the cards dealt to it face down: show the cards as dealt",
                 )
-            if not old.known and new in self._seen_cards() - {c for c in s.all_cards if c.known}:
+            if not old.known and new in self.seen - {c for c in s.all_cards if c.known}:
                 raise IllegalAction(
                     "RRoP 3.4 duplicate card", "a card shown is already elsewhere in this hand"
                 )

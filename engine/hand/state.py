@@ -173,9 +173,6 @@ class HandState:
         s.n_down = len(s.cards) - n_up
         s.up_key = up_key
 
-    def _seen_cards(self) -> set[Card]:
-        return set(self.seen)
-
     def _take_from_stub(self, c: Card) -> None:
         self.stub -= 1
         if self.recycled:
