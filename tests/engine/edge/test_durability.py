@@ -27,7 +27,7 @@ import pytest
 from engine.bus import BusClient
 from engine.service import EngineService
 from engine.store import open_store
-from tests.engine.edge.test_service import client, draw, engine_config, latest_state, wait_state
+from tests.engine.edge.test_service import client, draw, engine_config, wait_state
 from tests.support.mqtt import TestClient
 
 pytestmark = pytest.mark.skipif(os.geteuid() != 0, reason="mounting a tmpfs needs root")
@@ -102,9 +102,10 @@ def test_a_full_disk_holds_the_cards_tells_the_dealer_and_recovers(mqtt_broker: 
         for counter, card in enumerate(THIRD_STREET, 1):
             draw(bridge, counter, card)
         assert console.wait(lambda: store_prompt_seen(console), 15), "no 'store cannot write' prompt"
-        state = latest_state(monitor)
-        assert state is not None and not third_street_dealt(state)
-        assert any(p["rule"] == "source.store" and "cannot write" in p["text"] for p in state["prompts"])
+        # the monitor's copy of the state may come a moment after the console's prompt
+        state = wait_state(monitor, lambda s: any(p["rule"] == "source.store" and "cannot write" in p["text"]
+                                                  for p in s["prompts"]))
+        assert not third_street_dealt(state)
         assert service.store_problem is not None and "full" in service.store_problem
         filler.unlink()
         state = wait_state(monitor, lambda s: third_street_dealt(s) and not s["prompts"], 15)
