@@ -503,9 +503,12 @@ def wal_damage(wal: Path) -> str | None:
             s0, s1 = checksum(header[:8] + data[at + 24:at + frame], s0, s1)
             if (s0, s1) != (fc1, fc2):
                 bad = n + 1
-        elif commit:
+        if bad is not None and commit:
             commits_after += 1
-    if bad is not None and commits_after:
+    # The first commit frame at or after the bad one closes the transaction it is in (the torn
+    # last one, if it is the last); any commit after that was acknowledged and would be lost.
+    commits_after -= 1
+    if bad is not None and commits_after > 0:
         return (f"has damaged bytes in its WAL ({wal.name}) at frame {bad} of {count}: {commits_after} committed "
                 "transaction(s) after it would be lost")
     return None

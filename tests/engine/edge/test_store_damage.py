@@ -122,9 +122,20 @@ def test_a_torn_last_commit_is_not_taken_for_damage(tmp_path: Path) -> None:
     wal = db.with_name(db.name + "-wal")
     page_size = int.from_bytes(wal.read_bytes()[8:12], "big")
     frames = (wal.stat().st_size - 32) // (24 + page_size)
-    flip_wal_byte(wal, frames)
+    flip_wal_byte(wal, frames - 1)  # inside the last transaction, before its commit frame
     with open_store(db, T) as store:
         assert len(list(store.events())) == INPUTS - 1
+
+
+def test_damage_in_the_second_last_transaction_is_refused(tmp_path: Path) -> None:
+    db = tmp_path / "engine.db"
+    write_store(db, kill=True)
+    wal = db.with_name(db.name + "-wal")
+    page_size = int.from_bytes(wal.read_bytes()[8:12], "big")
+    frames = (wal.stat().st_size - 32) // (24 + page_size)
+    flip_wal_byte(wal, frames - 4)  # a transaction is about three frames: this is an earlier one
+    err = refused([*CLI, "store", "check", "--store", str(db)])
+    assert "committed transaction(s) after it would be lost" in err
 
 
 def test_the_store_and_its_wal_are_private(tmp_path: Path) -> None:
