@@ -112,10 +112,14 @@ class ShoeCard(Input):
     card: Card | None  # None: the tag is in no enrolled deck; UNKNOWN ("??"): read, not identified
     status: str = "ok"
     counter: int | None = None
+    boot: int | None = None  # the shoe's boot count: the service deals a (shoe, boot, counter) once
 
     def to_json(self) -> dict[str, Any]:
-        return {"kind": self.kind, "card": None if self.card is None else str(self.card),
-                "status": self.status, "counter": self.counter}
+        data: dict[str, Any] = {"kind": self.kind, "card": None if self.card is None else str(self.card),
+                                "status": self.status, "counter": self.counter}
+        if self.boot is not None:
+            data["boot"] = self.boot
+        return data
 
     def __repr__(self) -> str:  # never a card in a log line or a traceback
         return f"ShoeCard(status={self.status!r}, counter={self.counter!r})"
@@ -395,9 +399,9 @@ def _shoe_card(f: _Fields) -> ShoeCard:
     value = f.raw("card")
     c = None if value is None else _card(f, "card", value, unknown_ok=True)
     status = f.choice("status", SHOE_STATUSES, default="ok")
+    counter = f.integer("counter", 0, (1 << 53) - 1, required=False)
     # the shoe's boot count: the service deals a (shoe, boot, counter) once (engine/service.py)
-    f.integer("boot", 0, (1 << 53) - 1, required=False)
-    return ShoeCard(c, status, f.integer("counter", 0, (1 << 53) - 1, required=False))
+    return ShoeCard(c, status, counter, f.integer("boot", 0, (1 << 53) - 1, required=False))
 
 
 def _camera(f: _Fields) -> CameraView:

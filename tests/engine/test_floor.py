@@ -20,7 +20,7 @@ from engine.events import (
     event_from_json,
 )
 from engine.floor import FloorError, FloorOutputs
-from engine.hand import Hand, IllegalAction, Phase, Street
+from engine.hand import TRANSITIONS, Hand, IllegalAction, Phase, Street
 from engine.inputs import Ruling
 from engine.scenario import ScenarioError, build_floor, load, step_inputs
 
@@ -30,6 +30,12 @@ SCENARIOS = sorted((ROOT / "tests" / "scenarios").glob("*.toml"))
 
 def _check_hand(hand: Hand, total: int) -> None:
     assert Hand.replay(hand.events) == hand
+    rebuilt = Hand(hand.events[0])  # type: ignore[arg-type]
+    for event in hand.events[1:]:
+        phase = rebuilt.phase
+        rebuilt.apply(event)
+        # Rulings too change phases only along the hand's transitions (engine.hand.core.TRANSITIONS).
+        assert rebuilt.phase is phase or (phase, rebuilt.phase) in TRANSITIONS, (event, phase, rebuilt.phase)
     wire = [e.to_json() for e in hand.events]
     assert Hand.replay([event_from_json(d) for d in wire]) == hand
     if not hand.voided:

@@ -42,6 +42,7 @@ SAMPLES: list[Input] = [
     Action(2, "raise", 20),
     Action(2, "fold"),
     ShoeCard(C("As"), "ok", 17),
+    ShoeCard(C("Kd"), "ok", 18, boot=3),
     ShoeCard(None, "unknown_tag"),
     CameraView((SeatSeen(1, (C("7h"), UNKNOWN), 2),), (Irregular("off_felt", 2, "Ah"),)),
     ManualCard(4, C("Kd"), True),

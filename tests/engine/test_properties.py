@@ -1,5 +1,6 @@
 """Properties of every hand (hypothesis): chips are conserved, nobody puts in more than
-their stack, a refused input changes nothing, and the log rebuilds the live hand."""
+their stack, a refused input changes nothing, every phase change is in the transition
+table, and the log rebuilds the live hand."""
 
 from __future__ import annotations
 
@@ -11,7 +12,7 @@ from hypothesis import strategies as st
 
 from engine.cards import DECK
 from engine.events import CardDealt, PlayerAction
-from engine.hand import Hand, IllegalAction, Phase
+from engine.hand import TRANSITIONS, Hand, IllegalAction, Phase
 from engine.rules import GameConfig, Variant
 from engine.simulate import SimulatedDealer, new_hand
 
@@ -66,8 +67,11 @@ def test_hand_invariants(
             else:
                 raise AssertionError("a card was accepted outside the deal")
             assert hand.secret_state() == before
+        phase = hand.phase
         dealer.apply(event)
         steps += 1
+        # Every phase change is one of the hand's transitions (engine.hand.core.TRANSITIONS).
+        assert hand.phase is phase or (phase, hand.phase) in TRANSITIONS, (phase, hand.phase)
         for s in hand.seats:
             assert s.stack >= 0
             assert s.committed <= s.starting_stack
