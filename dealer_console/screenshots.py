@@ -59,6 +59,7 @@ def render(out_dir: Path, states_file: Path | None = None) -> list[Path]:
         model = TableModel(self_device="console")
         model.set_broker(True)
         model.health.availability("engine", True)
+        model.health.heard("engine")  # the states came from it
         model.set_state(state)
         if not engine_up:
             model.apply_message(Message("t1", Channel.AVAIL, AVAILABILITY_OFFLINE, "engine", None, None, {}))
@@ -85,6 +86,7 @@ def render(out_dir: Path, states_file: Path | None = None) -> list[Path]:
         model = TableModel()
         model.set_broker(True)
         model.health.availability("engine", True)
+        model.health.heard("engine")  # the states came from it
         model.set_state(state)
         w = MonitorWindow(model, images=images)
         w.resize(1920, 1080)
