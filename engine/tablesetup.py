@@ -192,6 +192,8 @@ def _setup(args: argparse.Namespace) -> int:
         for path in [state, *state.iterdir()]:
             if path.name != "mosquitto":
                 os.chown(path, pw.pw_uid, pw.pw_gid)
+        # The services log in with the passwords in credentials.json (0600): it belongs to their account.
+        os.chown(files.credentials_file, pw.pw_uid, pw.pw_gid)
 
     units_dir = (args.units_dir or out / "systemd").resolve()
     units_dir.mkdir(parents=True, exist_ok=True)
