@@ -39,8 +39,8 @@ def readme_first_command() -> str:
 
 def test_the_readme_names_a_command_that_makes_its_own_venv() -> None:
     cmd = readme_first_command()
-    assert cmd.startswith("sh scripts/demo"), cmd
-    script = (ROOT / "scripts" / "demo").read_text()
+    assert cmd.startswith("sh .ci/demo"), cmd
+    script = (ROOT / ".ci" / "demo").read_text()
     assert "-m venv" in script and "pip install" in script and 'demo "$@"' in script
 
 
