@@ -158,110 +158,10 @@ class BettingMixin(HandState):
         cfg = self.config
         street = self.street
         rnd = BettingRound(street, cfg.small_bet if street < _FIFTH else cfg.big_bet)
-        seats = self.seats
-        razz = cfg.variant is _RAZZ
-        # One pass over the live seats finds who opens and the two largest stacks (bet
-        # included): a player can act only while someone else can still match a wager.
-        live: list[int] = []
-        top = second = -1
-        opener = -1
         if street == _THIRD:
-            # RRoP stud 1: lowest up card by suit brings it in (ace high); razz 3: highest, ace
-            # low.  As one number: rank * 4 + suit.  An unidentified door card (a gap in a
-            # record) is never taken to be the bring-in, as in PokerKit.
-            best = -2 if razz else 61
-            for i, s in enumerate(seats):
-                if s.folded or s.mucked:
-                    continue
-                live.append(i)
-                total = s.bet + s.stack
-                if total > second:
-                    if total > top:
-                        second, top = top, total
-                    else:
-                        second = total
-                door = UNKNOWN
-                for c, up in s.cards:
-                    if up:
-                        door = c
-                        break
-                if razz:
-                    key = door.low_rank_value * 4 + door.suit_value if door.known else -1
-                    if key > best:
-                        opener, best = i, key
-                else:
-                    key = door.rank_value * 4 + door.suit_value if door.known else 60
-                    if key < best:
-                        opener, best = i, key
-            rnd.bring_in_open = True
-            rnd.completion_pending = True
-            rnd.opener = opener
-            low = seats[opener]
-            first = opener
-            if low.exposed_door:
-                # RRoP stud 5: the exposed card would have been low: action starts to that player's left,
-                # who may fold, bring in or complete; the exposed player acts in turn, unforced.
-                first = live[(live.index(opener) + 1) % len(live)]
-            k = live.index(first)
-            order = live[k:] + live[:k] if k else live
-            rnd.to_act = to_act = [i for i in order if seats[i].stack > 0 and second > seats[i].bet]
-            rnd.bring_in_forced = bool(to_act) and (
-                to_act[0] == opener or not cfg.rules.bring_in_passes_with_fold
-            ) and not low.exposed_door
-            door = low.up[0]
-            text = f"{door.name.capitalize()} brings it in"
-            if low.exposed_door:
-                text = (
-                    f"The exposed {door.name} would be low: seat {seats[order[0]].seat} acts first "
-                    "and may fold, bring it in or complete"
-                )
-            elif low.stack == 0:
-                # RRoP stud 8: the low card is all in for the ante; the player to the left acts first.
-                text = f"{door.name.capitalize()} is low but all in for the ante; seat {self._seat_after(opener)} acts first"
-            self.announcements.append(_announcement("low_card", text, (low.seat,)))
+            self._open_bring_in(rnd)
         else:
-            # RRoP stud 1: high board acts first (razz 3: low board); ties by position.  Each
-            # board is looked up once by its rank key (``SeatState.up_key``), for the opener,
-            # the open pair and the pairs.
-            memo = _BOARDS[razz]
-            common_key = 1
-            if cfg.rules.common_card_opens:
-                for c in self.common:
-                    common_key *= c.prime
-            best_value: tuple[int, ...] | None = None
-            paired: list[int] = []  # live seats with a pair among their up cards
-            for i, s in enumerate(seats):
-                if s.folded or s.mucked:
-                    continue
-                live.append(i)
-                total = s.bet + s.stack
-                if total > second:
-                    if total > top:
-                        second, top = top, total
-                    else:
-                        second = total
-                key = s.up_key
-                entry = memo.get(key)
-                if entry is None:
-                    entry = _board_entry(key, [c for c, up in s.cards if up and c.known], razz)
-                if entry[1]:
-                    paired.append(i)
-                if common_key != 1:
-                    # RRoP stud 15: the common card plays in every hand; "the player who is now
-                    # high using the common card initiates the action for the last round".
-                    key *= common_key
-                    entry = memo.get(key) or _board_entry(key, self.up_cards_for_ranking(s), razz)
-                value = entry[0]
-                if best_value is None or value > best_value:
-                    opener, best_value = i, value
-            rnd.opener = opener
-            # RRoP stud 4: an open pair on fourth street (stud high only) allows the big bet.
-            if street == _FOURTH and paired and cfg.variant is Variant.STUD and cfg.rules.open_pair_big_bet:
-                rnd.big_option = True
-            k = live.index(opener)
-            order = live[k:] + live[:k] if k else live
-            rnd.to_act = [i for i in order if seats[i].stack > 0 and second > seats[i].bet]
-            self._announce_board(opener, rnd, paired)
+            self._open_high_board(rnd)
         # Nobody to bet against: a lone player with chips does not act.
         if len(rnd.to_act) == 1:
             rnd.to_act.clear()
@@ -269,6 +169,124 @@ class BettingMixin(HandState):
         self.phase = _BETTING
         if not rnd.to_act:
             self._end_round()
+
+    def _open_bring_in(self, rnd: BettingRound) -> None:
+        """Third street: who brings it in, who acts, and the dealer's words (RRoP stud 1, 2, 5, 8; razz 3)."""
+        cfg = self.config
+        seats = self.seats
+        razz = cfg.variant is _RAZZ
+        # One pass over the live seats finds who opens and the two largest stacks (bet
+        # included): a player can act only while someone else can still match a wager.
+        live: list[int] = []
+        top = second = -1
+        opener = -1
+        # RRoP stud 1: lowest up card by suit brings it in (ace high); razz 3: highest, ace
+        # low.  As one number: rank * 4 + suit.  An unidentified door card (a gap in a
+        # record) is never taken to be the bring-in, as in PokerKit.
+        best = -2 if razz else 61
+        for i, s in enumerate(seats):
+            if s.folded or s.mucked:
+                continue
+            live.append(i)
+            total = s.bet + s.stack
+            if total > second:
+                if total > top:
+                    second, top = top, total
+                else:
+                    second = total
+            door = UNKNOWN
+            for c, up in s.cards:
+                if up:
+                    door = c
+                    break
+            if razz:
+                key = door.low_rank_value * 4 + door.suit_value if door.known else -1
+                if key > best:
+                    opener, best = i, key
+            else:
+                key = door.rank_value * 4 + door.suit_value if door.known else 60
+                if key < best:
+                    opener, best = i, key
+        rnd.bring_in_open = True
+        rnd.completion_pending = True
+        rnd.opener = opener
+        low = seats[opener]
+        first = opener
+        if low.exposed_door:
+            # RRoP stud 5: the exposed card would have been low: action starts to that player's left,
+            # who may fold, bring in or complete; the exposed player acts in turn, unforced.
+            first = live[(live.index(opener) + 1) % len(live)]
+        k = live.index(first)
+        order = live[k:] + live[:k] if k else live
+        rnd.to_act = to_act = [i for i in order if seats[i].stack > 0 and second > seats[i].bet]
+        rnd.bring_in_forced = bool(to_act) and (
+            to_act[0] == opener or not cfg.rules.bring_in_passes_with_fold
+        ) and not low.exposed_door
+        door = low.up[0]
+        text = f"{door.name.capitalize()} brings it in"
+        if low.exposed_door:
+            text = (
+                f"The exposed {door.name} would be low: seat {seats[order[0]].seat} acts first "
+                "and may fold, bring it in or complete"
+            )
+        elif low.stack == 0:
+            # RRoP stud 8: the low card is all in for the ante; the player to the left acts first.
+            text = f"{door.name.capitalize()} is low but all in for the ante; seat {self._seat_after(opener)} acts first"
+        self.announcements.append(_announcement("low_card", text, (low.seat,)))
+
+    def _open_high_board(self, rnd: BettingRound) -> None:
+        """Fourth street on: the high board acts first (RRoP stud 1; razz 3: the low board), the open pair."""
+        cfg = self.config
+        street = self.street
+        seats = self.seats
+        razz = cfg.variant is _RAZZ
+        # One pass over the live seats finds who opens and the two largest stacks (bet
+        # included): a player can act only while someone else can still match a wager.
+        live: list[int] = []
+        top = second = -1
+        opener = -1
+        # RRoP stud 1: high board acts first (razz 3: low board); ties by position.  Each
+        # board is looked up once by its rank key (``SeatState.up_key``), for the opener,
+        # the open pair and the pairs.
+        memo = _BOARDS[razz]
+        common_key = 1
+        if cfg.rules.common_card_opens:
+            for c in self.common:
+                common_key *= c.prime
+        best_value: tuple[int, ...] | None = None
+        paired: list[int] = []  # live seats with a pair among their up cards
+        for i, s in enumerate(seats):
+            if s.folded or s.mucked:
+                continue
+            live.append(i)
+            total = s.bet + s.stack
+            if total > second:
+                if total > top:
+                    second, top = top, total
+                else:
+                    second = total
+            key = s.up_key
+            entry = memo.get(key)
+            if entry is None:
+                entry = _board_entry(key, [c for c, up in s.cards if up and c.known], razz)
+            if entry[1]:
+                paired.append(i)
+            if common_key != 1:
+                # RRoP stud 15: the common card plays in every hand; "the player who is now
+                # high using the common card initiates the action for the last round".
+                key *= common_key
+                entry = memo.get(key) or _board_entry(key, self.up_cards_for_ranking(s), razz)
+            value = entry[0]
+            if best_value is None or value > best_value:
+                opener, best_value = i, value
+        rnd.opener = opener
+        # RRoP stud 4: an open pair on fourth street (stud high only) allows the big bet.
+        if street == _FOURTH and paired and cfg.variant is Variant.STUD and cfg.rules.open_pair_big_bet:
+            rnd.big_option = True
+        k = live.index(opener)
+        order = live[k:] + live[:k] if k else live
+        rnd.to_act = [i for i in order if seats[i].stack > 0 and second > seats[i].bet]
+        self._announce_board(opener, rnd, paired)
 
     def _seat_after(self, index: int) -> int:
         n = len(self.seats)
