@@ -238,6 +238,11 @@ class Floor(ShoeMixin, CameraMixin, ReportsMixin, RulingsMixin):
     def _after(self, out: FloorOutputs) -> None:
         """Things that follow by themselves: held actions coming due, absent players reached,
         the deck running short on seventh street."""
+        if not self._out_of_cards(out):
+            self._turns_that_play_themselves(out)
+
+    def _out_of_cards(self, out: FloorOutputs) -> bool:
+        """RRoP stud 15: opens the out-of-cards prompt when the stub cannot serve seventh street."""
         hand = self.table.hand
         if (
             hand is not None
@@ -260,7 +265,12 @@ class Floor(ShoeMixin, CameraMixin, ReportsMixin, RulingsMixin):
                 removed = f" and the {len(hand.removed)} cards set aside" if hand.removed else ""
                 self._open("stud.out-of-cards", (), out, stub=hand.stub_size(), waiting=waiting, pool=pool,
                            burns=len(hand.burns), removed=removed, then=then)
-                return
+                return True
+        return False
+
+    def _turns_that_play_themselves(self, out: FloorOutputs) -> None:
+        """Absent players reached (RRoP stud 6), a fold without a wager checked along (stud 7),
+        actions held out of turn coming due (3.5)."""
         for _ in range(64):
             hand = self.table.hand
             if hand is None or hand.is_over or hand.phase is not Phase.BETTING or self.prompts:
