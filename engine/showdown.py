@@ -44,7 +44,7 @@ class Pot:
     eligible: tuple[int, ...]  # seat numbers of the live hands that can win it
 
 
-_new = object.__new__
+_new = object.__new__  # see engine/hand/state.py for what it pays
 
 
 def _pot(amount: int, eligible: tuple[int, ...]) -> Pot:
