@@ -34,12 +34,12 @@ def import_graph() -> tuple[list[str], set[tuple[str, str]]]:
     names = sorted(modules)
     edges: set[tuple[str, str]] = set()
     for name, path in modules.items():
-        for target in _imports(path, name):
+        imported = _imports(path, name)
+        for target in imported:
             # ``from engine import wire`` names both engine and engine.wire: keep the deepest real module.
-            if target in modules and _package(target) != _package(name):
-                deeper = [m for m in modules if m.startswith(target + ".") and m in _imports(path, name)]
-                if not deeper:
-                    edges.add((name, target))
+            cross = target in modules and _package(target) != _package(name)
+            if cross and not any(m.startswith(target + ".") for m in imported if m in modules):
+                edges.add((name, target))
     return names, edges
 
 
