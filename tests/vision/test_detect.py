@@ -460,3 +460,35 @@ def test_looking_along_the_gap_never_puts_two_cards_on_one_corner(faces_dir, dec
     sc = score_scene(scene, Detector(model, calib).detect(scene.image))
     assert sc.false_cards == 0, sc.errors
     assert not [e for e in sc.errors if f"seat {seat} up" in e], sc.errors
+
+
+def test_a_still_frame_read_again_keeps_its_cards_and_its_occluders(faces_dir) -> None:
+    """The service's detector keeps what a blob that did not change held (``reuse``).  It must keep
+    all of it: the cards of the parts a blob was cut into (a chip against a row) and the occluders
+    (a hand), or the second still frame of a hand over a seat loses the hand, the tracker stops
+    holding the seat, and the seat is published empty."""
+    directory = faces_dir("anglo")
+    model = _enrolled(directory)
+    scene = render_scene(FaceSet.load(directory), 10003)
+    calib = calibrate(scene.image, scene.layout)
+    top = max((c for c in scene.cards if c.in_view and c.role == "up"), key=lambda c: c.order)
+    img = scene.image.copy()
+    t = np.linspace(0, 2 * np.pi, 40, endpoint=False)
+    chip = calib.to_table(top.corners[2][None])[0] + 19.0 * np.stack([np.cos(t), np.sin(t)], axis=1)
+    cv2.fillPoly(img, [np.round(calib.to_image(chip)).astype(np.int32)], (30, 30, 190))  # a chip on its corner
+    seat = scene.layout.seats[top.seat]
+    fwd, right = np.array(seat.forward), np.array(seat.right)
+    base = np.array(seat.center) - fwd * 170 + right * 60
+    arm = np.array([base - right * 45, base + fwd * 270 - right * 50, base + fwd * 320,
+                    base + fwd * 270 + right * 50, base + right * 45])
+    cv2.fillPoly(img, [np.round(calib.to_image(arm)).astype(np.int32)], (120, 160, 215))  # a forearm and hand
+
+    def seen(dets: list[Detection]) -> list[tuple[str, bool, int, int, int]]:
+        return sorted((str(d.card), d.face_up, round(d.center[0]), round(d.center[1]), d.order) for d in dets)
+
+    det = Detector(model, calib, reuse=True)
+    first, occ_first = det.detect(img), len(det.occluders)
+    again, occ_again = det.detect(img), len(det.occluders)
+    assert occ_first >= 1 and occ_again == occ_first
+    assert seen(again) == seen(first) and len({d.blob for d in again}) == len({d.blob for d in first})
+    assert seen(first) == seen(Detector(model, calib).detect(img))  # reading afresh gives the same

@@ -20,8 +20,9 @@ import numpy as np
 from vision.detect.model import Detection, Row
 from vision.detect.rows import RowStage
 
-#: blobs kept from the last frame: (geometry, look, their detections)
-Memory = list[tuple[np.ndarray, np.ndarray, list[Detection]]]
+#: blobs kept from the last frame: (geometry, look, the detections of it and of the parts it was cut
+#: into, the outlines among them that were occluders)
+Memory = list[tuple[np.ndarray, np.ndarray, list[Detection], list[np.ndarray]]]
 
 
 class BlobStage(RowStage):
@@ -30,37 +31,53 @@ class BlobStage(RowStage):
     reuse: bool
     _memory: Memory
 
-    def _find_rows(self, frame: np.ndarray) -> tuple[list[Detection], list[Row], dict[int, tuple[np.ndarray, np.ndarray]], Memory]:
+    def _find_rows(
+        self, frame: np.ndarray,
+    ) -> tuple[list[Detection], list[Row], dict[int, tuple[np.ndarray, np.ndarray]], Memory, dict[int, int],
+               dict[int, list[np.ndarray]]]:
         """Step 2: the frame's blobs sorted into rows of cards (cut out of the frame, step 3 begun),
         half-turned cards (detections already) and occluders (``self.occluders``).
 
-        With ``reuse``, a blob that has not changed since the last frame keeps its cards: those come
-        back among the detections, the blobs read afresh in ``fresh`` (blob -> its geometry and look),
-        and ``memory`` holds the reused ones for the next frame.
+        With ``reuse``, a blob that has not changed since the last frame keeps its cards, those of the
+        parts it was cut into, and its occluders: they come back among the detections and
+        ``self.occluders``; the blobs read afresh are in ``fresh`` (blob -> its geometry and look),
+        ``root`` says which of them each blob cut from it came from, ``occluded`` which occluders each
+        one gave, and ``memory`` holds the reused ones for the next frame.
         """
         out: list[Detection] = []
         rows: list[Row] = []
         card_area = self.w_mm * self.h_mm
         self.occluders = []
-        queue = [(c, 0) for c in self.segmenter.contours(frame)]
+        queue: list[tuple[np.ndarray, int, int]] = [(c, 0, -1) for c in self.segmenter.contours(frame)]
         blob_id = -1
         memory: Memory = []
         fresh: dict[int, tuple[np.ndarray, np.ndarray]] = {}
+        root: dict[int, int] = {}  # blob -> the blob of the frame's foreground it was cut from
+        occluded: dict[int, list[np.ndarray]] = {}
         while queue:
-            cnt, depth = queue.pop()
+            cnt, depth, parent = queue.pop()
             blob_id += 1
+            root[blob_id] = blob_id if depth == 0 else root[parent]
             tab = self.segmenter.to_table(cnt)
             area = cv2.contourArea(tab)
             if area < 0.2 * card_area:
                 continue
             (cx, cy), (rw, rh), ang = cv2.minAreaRect(tab)
-            if self.reuse:
+            if self.reuse and depth == 0:
                 geo = np.array([cx, cy, min(rw, rh), max(rw, rh)])
                 look = self._look(cnt)
-                old = next((d for g, lk, d in self._memory if np.abs(g - geo).max() < 1.5 and float(lk @ look) > 0.97), None)
+                old = next(((d, oc) for g, lk, d, oc in self._memory
+                            if np.abs(g - geo).max() < 1.5 and float(lk @ look) > 0.97), None)
                 if old is not None:
-                    memory.append((geo, look, old))
-                    out.extend(replace(d, blob=blob_id) for d in old)
+                    memory.append((geo, look, *old))
+                    part_ids: dict[int, int] = {}  # each part of the blob keeps a blob of its own
+                    for d in old[0]:
+                        if d.blob not in part_ids:
+                            if part_ids:
+                                blob_id += 1
+                            part_ids[d.blob] = blob_id
+                        out.append(replace(d, blob=part_ids[d.blob]))
+                    self.occluders.extend(old[1])
                     continue
                 fresh[blob_id] = (geo, look)
             e1 = np.array([math.cos(math.radians(ang)), math.sin(math.radians(ang))])
@@ -85,7 +102,7 @@ class BlobStage(RowStage):
                 # Cut it off at its neck if it comes away; the card alone is what is measured.
                 core = self._trimmed(cnt)
                 if core is not None:
-                    queue.append((core, depth + 1))
+                    queue.append((core, depth + 1, blob_id))
                     continue
             if fill < 0.7 or not options:
                 # Not one row of parallel cards.  Touching rows (or a chip against a row) come apart
@@ -105,10 +122,11 @@ class BlobStage(RowStage):
                     if not parts:
                         parts = self.segmenter.split_by_colour(cnt)
                     if parts:
-                        queue.extend((p, depth + 1) for p in parts)
+                        queue.extend((p, depth + 1, blob_id) for p in parts)
                         continue
                 if area > 0.5 * card_area:
                     self.occluders.append(tab.reshape(-1, 2))
+                    occluded.setdefault(root[blob_id], []).append(self.occluders[-1])
                 continue
             for along, ua, uc in options:
                 if along < 0.72 * self.w_mm:  # narrower than a card lying flat: lifted on its edge
@@ -117,7 +135,7 @@ class BlobStage(RowStage):
                         out.append(self._half_turned(center, along, ua, uc, blob_id))
                     continue
                 rows.append(self._prepare(frame, center, along, ua, uc, blob_id, len(options) > 1))
-        return out, rows, fresh, memory
+        return out, rows, fresh, memory, root, occluded
 
     def _trimmed(self, cnt: np.ndarray) -> np.ndarray | None:
         """The blob with a thin line hanging on it cut off, or None if nothing thin hangs on it.

@@ -7,7 +7,7 @@ import numpy as np
 
 from vision.calibration import Calibration
 from vision.deck import BACK, CARD_W, STRIP_H, STRIP_W, THUMB, DeckModel, embed, embedding_terms, normalize
-from vision.detect.blobs import BlobStage
+from vision.detect.blobs import BlobStage, Memory
 from vision.detect.foreground import FeltSegmenter
 from vision.detect.lda import DiscriminantStage
 from vision.detect.model import Detection, Key, Opts, Reads, Row
@@ -31,7 +31,7 @@ class Detector(BlobStage, StripStage, DiscriminantStage, UniqueStage):
         #: ``reuse``: a blob that has not moved or changed since the last frame keeps its cards
         #: without being read again (the service's steady state: most of the felt is still).
         self.reuse = reuse
-        self._memory: list[tuple[np.ndarray, np.ndarray, list[Detection]]] = []
+        self._memory: Memory = []
         self.deck = deck
         self.calib = calib
         self.face_floor = face_floor
@@ -91,7 +91,7 @@ class Detector(BlobStage, StripStage, DiscriminantStage, UniqueStage):
 
     def detect(self, frame: np.ndarray) -> list[Detection]:
         """All cards in one frame (see :mod:`vision.detect` for how)."""
-        out, rows, fresh, memory = self._find_rows(frame)
+        out, rows, fresh, memory, root, occluded = self._find_rows(frame)
         self._backness(rows)
         for r in rows:
             if not r.down:
@@ -99,7 +99,7 @@ class Detector(BlobStage, StripStage, DiscriminantStage, UniqueStage):
         out.extend(self._read_rows(rows))
         if self.reuse:
             for b, (geo, look) in fresh.items():
-                memory.append((geo, look, [d for d in out if d.blob == b]))
+                memory.append((geo, look, [d for d in out if root.get(d.blob) == b], occluded.get(b, [])))
             self._memory = memory
         return out
 
