@@ -35,6 +35,7 @@ from paho.mqtt.enums import CallbackAPIVersion
 
 from dealer_console.demo.options import DemoOptions
 from dealer_console.demo.people import SimulatedTable, latency_summary
+from dealer_console.demo.run import play_on_console
 from dealer_console.demo.stack import TableStack, embedded_broker
 from engine.broker.config import write_config
 from engine.broker.embedded import free_port
@@ -89,7 +90,7 @@ class Mosquitto:
 def broker_round_trip(broker: Any, n: int) -> list[float]:
     """The floor: QoS 1 publish -> the same client receives it, in seconds."""
     got = threading.Event()
-    c = mqtt.Client(CallbackAPIVersion.VERSION2, client_id=f"floor-{time.time_ns()}", protocol=mqtt.MQTTv311)
+    c = mqtt.Client(CallbackAPIVersion.VERSION2, client_id=f"engine-floor-{time.time_ns() % 10**9}", protocol=mqtt.MQTTv311)
     c.username_pw_set(*broker.login("engine"))
     c.on_message = lambda *a: got.set()
     c.on_socket_open = _no_delay  # the same socket options as BusClient, so the floor is fair
@@ -121,7 +122,10 @@ def run(kind: str, hands: int, floor_n: int, seed: int, camera: bool) -> dict[st
         table = SimulatedTable(stack, opts)
         t0 = time.monotonic()
         try:
-            table.play()
+            # The people play through the real console, as in the demo (a card's path is unchanged).
+            error = play_on_console(stack, opts, table)
+            if error:
+                table.failures.append(error)
         finally:
             elapsed = time.monotonic() - t0
             stack.stop()

@@ -155,20 +155,14 @@ def qt_app() -> Any:
     return app
 
 
-def run_demo(opts: DemoOptions, *, broker: Broker | None = None, narrate: TextIO | None = None) -> dict[str, Any]:
-    """Start the table, play ``opts.hands`` hands through the console's widgets, check them, stop
-    everything; return the summary."""
-    opts.check()
+def play_on_console(stack: TableStack, opts: DemoOptions, table: SimulatedTable) -> str | None:
+    """Play ``table`` on a started ``stack`` through a real console screen: the people on their
+    thread, Qt's loop here.  Returns the first error (None: every hand was played)."""
     from PySide6.QtCore import QEventLoop, QTimer
 
     from dealer_console.driver import ThreadedDriver
 
-    t0 = time.monotonic()
     app = qt_app()
-    stack = TableStack(opts, broker=broker)
-    table = SimulatedTable(stack, opts, narrate)
-    error: str | None = None
-    screen: ConsoleScreen | None = None
     done = threading.Event()
     errors: list[str] = []
 
@@ -183,9 +177,8 @@ def run_demo(opts: DemoOptions, *, broker: Broker | None = None, narrate: TextIO
         finally:
             done.set()
 
+    screen = ConsoleScreen(stack, opts)
     try:
-        stack.start()
-        screen = ConsoleScreen(stack, opts)
         table.console = ThreadedDriver(screen.window, stack.watch.stopping)
         threading.Thread(target=play, name="demo-people", daemon=True).start()
         loop = QEventLoop()
@@ -204,8 +197,26 @@ def run_demo(opts: DemoOptions, *, broker: Broker | None = None, narrate: TextIO
         finally:
             timer.stop()
             signal.signal(signal.SIGINT, previous_sigint)
-        if errors:
-            error = errors[0]
+    finally:
+        stack.watch.stopping.set()
+        done.wait(5)
+        screen.stop()
+        app.processEvents()
+    return errors[0] if errors else None
+
+
+def run_demo(opts: DemoOptions, *, broker: Broker | None = None, narrate: TextIO | None = None) -> dict[str, Any]:
+    """Start the table, play ``opts.hands`` hands through the console's widgets, check them, stop
+    everything; return the summary."""
+    opts.check()
+    t0 = time.monotonic()
+    qt_app()
+    stack = TableStack(opts, broker=broker)
+    table = SimulatedTable(stack, opts, narrate)
+    error: str | None = None
+    try:
+        stack.start()
+        error = play_on_console(stack, opts, table)
     except DemoError as exc:
         error = str(exc)
     finally:
@@ -213,11 +224,7 @@ def run_demo(opts: DemoOptions, *, broker: Broker | None = None, narrate: TextIO
             error += f"; engine log: {stack.engine.log_tail()[-600:]}"
         result = summary(table, stack, opts, time.monotonic() - t0, error)
         stack.watch.stopping.set()
-        done.wait(5)
-        if screen is not None:
-            screen.stop()
         stack.stop()
-        app.processEvents()
     return result
 
 
