@@ -80,15 +80,14 @@ def test_camera_drills_need_the_camera() -> None:
         DemoOptions(drill="camera-stall", camera=False).check()
 
 
-def test_without_card_art_the_table_runs_on_the_shoe_and_says_why(monkeypatch: pytest.MonkeyPatch,
-                                                                    tmp_path: Any) -> None:
+def test_without_card_art_the_camera_says_so_and_the_table_plays(monkeypatch: pytest.MonkeyPatch,
+                                                                  tmp_path: Any, capfd: pytest.CaptureFixture[str]) -> None:
+    """Without Debian's Aisleriot art the camera draws studtable's own plain cards (vision/plain_deck.py)
+    and the demo says, in one line, what to install for the real art; the table plays as always."""
     import vision.deckart
 
     monkeypatch.setattr(vision.deckart, "AISLERIOT_DIR", tmp_path / "no-cards-here")
     result = run_demo(DemoOptions(hands=1, seed=2, players=3))
     assert_table_ok(result, 1, players=3)
-    assert "gnome-cards-data" in result["camera"]["skipped"]
-    assert "apt install" in result["camera"]["skipped"]
-    # A drill that only the camera can see cannot run without it, and says so.
-    result = run_demo(DemoOptions(hands=1, seed=2, drill="exposed-holecard"))
-    assert result["ok"] is False and any("needs the camera" in f for f in result["failures"])
+    err = capfd.readouterr().err
+    assert "plain cards" in err and "gnome-cards-data" in err and "apt-get install" in err
