@@ -79,6 +79,9 @@ NOTE = "note"  # a stored message that is not an input to the table
 ENGINE_SOURCE = "engine"  # inputs the engine makes itself (seating from the config, automatic next hand)
 IDLE_AFTER_S = 0.5  # the table counts as quiet this long after an input (store upkeep then)
 IDLE_CHECK_S = 0.25
+FOLD_NAMES_SHOWN = 5  # the device names a folded source.forged / source.gap prompt lists
+#: the most prompts one dealer/prompt message carries (engine/wire.py: the ``open`` list's limit)
+MAX_WIRE_PROMPTS = 32
 
 
 class ServiceConfigError(ValueError):
@@ -549,8 +552,9 @@ class EngineService:
             log.warning("refused a message on %s claiming to be from %r", msg.channel, msg.source)
             if key not in self._forged_reported:
                 self._forged_reported.add(key)
-                self._owed.append({"kind": "source", "device": msg.source, "status": "forged",
-                                   "channel": str(msg.channel)})
+                if not self._fold("source.forged", msg.channel, msg.source, 0):
+                    self._owed.append({"kind": "source", "device": msg.source, "status": "forged",
+                                       "channel": str(msg.channel)})
             return
         key = source_key(msg.channel, msg.source)
         before = self.core.tracker.snapshot(key)
@@ -602,8 +606,11 @@ class EngineService:
         own: list[dict[str, Any]] = []
         if tracked.verdict in (Verdict.GAP, Verdict.NEW_SESSION) and tracked.missing:
             missing = tracked.missing[1] - tracked.missing[0] + 1
-            status = "lost" if msg.channel is Channel.SHOE else "gap"
-            own.append({"kind": "source", "device": msg.source, "status": status, "missing": missing})
+            if msg.channel is Channel.SHOE:
+                own.append({"kind": "source", "device": msg.source, "status": "lost", "missing": missing})
+            elif not self._fold("source.gap", msg.channel, msg.source, missing):
+                own.append({"kind": "source", "device": msg.source, "status": "gap", "missing": missing,
+                            "channel": str(msg.channel)})
         if msg.channel is Channel.SHOE:
             if msg.kind == "reset":
                 self._reset_seen[msg.source] = True
@@ -618,6 +625,39 @@ class EngineService:
                     own.append({"kind": "source", "device": msg.source, "status": "restart"})
                 self._reset_seen[msg.source] = False
         return own
+
+    def _fold(self, rule_id: str, channel: Channel, device: str, missing: int) -> bool:
+        """One open ``source.forged`` / ``source.gap`` prompt per channel: a report while one is
+        open updates its count and text instead of opening another (a console naming a new device
+        in every message must not fill the prompt list past the wire's limit).  False: none open.
+        The update is not stored (the first report is); after a restart the prompt shows that one."""
+        for p in self.core.floor.prompts.values():
+            if p.rule.id != rule_id:
+                continue
+            # (the Floor keeps no channel in a gap prompt: the device's role fixes it)
+            opened_on = p.data.get("channel") or legacy_key(str(p.data.get("device", ""))).rpartition(":")[0]
+            if opened_on != str(channel):
+                continue
+            devices: list[str] = p.data.setdefault("devices", [str(p.data.get("device", ""))])
+            if device not in devices:
+                devices.append(device)
+            p.data["reports"] = int(p.data.get("reports", 1)) + 1
+            p.data["missing_total"] = int(p.data.get("missing_total", p.data.get("missing") or 0)) + missing
+            shown = ", ".join(devices[:FOLD_NAMES_SHOWN]) + (
+                f" and {len(devices) - FOLD_NAMES_SHOWN} more" if len(devices) > FOLD_NAMES_SHOWN else "")
+            if rule_id == "source.forged":
+                p.text = (f"{p.data['reports']} messages on {channel} claimed to come from {len(devices)} "
+                          f"device(s) that may not send there ({shown}): they were refused. "
+                          "Check which devices are connected to this table.")
+            else:
+                p.text = (f"{p.data['reports']} reports on {channel}: {len(devices)} device(s) ({shown}) "
+                          f"skipped {p.data['missing_total']} message(s) in all. "
+                          "Check the cards on the table against the screen.")
+            log.warning("%s on %s from %r folded into the open prompt %s (%d reports)", rule_id, channel,
+                        device, p.id, p.data["reports"])
+            self.publish()
+            return True
+        return False
 
     def _drawn_before(self, source: str, inp: Mapping[str, Any]) -> bool:
         if inp.get("kind") != "shoe_card" or inp.get("boot") is None or inp.get("counter") is None:
@@ -673,7 +713,23 @@ class EngineService:
         if self._store_prompt is not None:  # outside the Floor and the log: it goes when the store writes
             state["prompts"] = [*state.get("prompts", []), self._store_prompt.to_json()]
             prompts = [*prompts, self._store_prompt.to_wire()]
-        self._bus.publish(Channel.STATE, "state", state=state)
+        if len(prompts) > MAX_WIRE_PROMPTS:
+            # The wire carries at most 32: the oldest are kept (the store prompt, last, goes in
+            # their place) rather than failing the publish after an input is stored (not yet acked).
+            log.error("%d prompts open, more than the %d dealer/prompt carries: sending the first ones",
+                      len(prompts), MAX_WIRE_PROMPTS)
+            keep = prompts[-1:] if self._store_prompt is not None else []
+            prompts = prompts[:MAX_WIRE_PROMPTS - len(keep)] + keep
+        from engine.wire import WireError
+
+        try:
+            self._bus.publish(Channel.STATE, "state", state=state)
+        except WireError:
+            log.exception("the state could not be published; the next input publishes it again")
         if again or prompts != self._prompts_sent:
-            self._bus.publish(Channel.PROMPT, "prompts", open=prompts)
+            try:
+                self._bus.publish(Channel.PROMPT, "prompts", open=prompts)
+            except WireError:
+                log.exception("the prompts could not be published; the next change publishes them again")
+                return
             self._prompts_sent = prompts
