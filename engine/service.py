@@ -346,6 +346,8 @@ class EngineService:
         self._draws: dict[tuple[str, int], set[int]] = {}
         self._last_boot: dict[str, int] = {}  # shoe device -> the boot count of its last card
         self._reset_seen: dict[str, bool] = {}  # a reset notice came after that card
+        #: (key, session) -> the highest seq stored of it (an older session's message already taken)
+        self._session_heads: dict[tuple[str, int], int] = {}
         self._losses_told: set[tuple[str, int, int]] = set()  # told, but the message not yet stored
         self._pending_history: list[dict[str, Any]] = []
 
@@ -359,6 +361,9 @@ class EngineService:
         heads = self.store.heads()
         for ev in self.store.events():
             self._applied = ev.offset
+            if ev.source != ENGINE_SOURCE:
+                mark = (legacy_key(ev.source), ev.session)
+                self._session_heads[mark] = max(self._session_heads.get(mark, 0), ev.seq)
             if ev.kind == NOTE and ev.payload.get("message") == "reset":
                 self._reset_seen[source_of(ev.source)] = True
             if ev.kind in ("engine_start", NOTE):
@@ -541,8 +546,6 @@ class EngineService:
                 self._owed.append({"kind": "source", "device": msg.source, "status": "online" if online else "offline"})
             self.publish()
             return
-        if msg.session is not None and msg.source != self.config.device:
-            self.core.heard[msg.source] = time.monotonic()  # the console shows the age since this
         if msg.session is None or msg.seq is None or msg.channel not in TRACKED_CHANNELS:
             return
         if not source_allowed(msg.channel, msg.source):
@@ -556,9 +559,28 @@ class EngineService:
                     self._owed.append({"kind": "source", "device": msg.source, "status": "forged",
                                        "channel": str(msg.channel)})
             return
+        if msg.source != self.config.device:
+            # After the sender check: only a device that may send on this channel is heard (a
+            # console naming itself shoe-1 must not refresh the shoe's health).
+            self.core.heard[msg.source] = time.monotonic()  # the console shows the age since this
         key = source_key(msg.channel, msg.source)
         before = self.core.tracker.snapshot(key)
         tracked = self.core.tracker.observe(key, msg.session, msg.seq)
+        restarted = False
+        if tracked.verdict is Verdict.STALE:
+            # An older session than the last one heard: never dropped silently (a console that
+            # claimed a huge session must not silence the real one; a bridge that lost its
+            # session file starts again at 1).  A message of a session already taken is a
+            # redelivery; any other starts that session again, with a source.restart prompt
+            # (the shoe's (boot, counter) keeps a draw from being dealt twice).
+            head = self._session_heads.get((key, msg.session))
+            if head is not None and msg.seq <= head:
+                return
+            log.warning("%s sent session %d, older than the last one heard: taken as a restart, prompted",
+                        key, msg.session)
+            self.core.tracker.restore(key, None if head is None else (msg.session, head, [], 0))
+            tracked = self.core.tracker.observe(key, msg.session, msg.seq)
+            restarted = True
         if not tracked.verdict.accept:
             return
         from engine.store import StoreError
@@ -574,7 +596,7 @@ class EngineService:
             # card's slot).  Stored before the message; not told twice if its append fails.
             mark = (key, msg.session, msg.seq)
             if mark not in self._losses_told:
-                for own in self._losses(msg, tracked, inp):
+                for own in self._losses(msg, tracked, inp, restarted):
                     self._accept_own(own)
                     self.publish()
                 self._losses_told.add(mark)
@@ -587,6 +609,8 @@ class EngineService:
         except StoreError:
             self.core.tracker.restore(key, before)  # delivered again later: it must not look seen
             raise
+        if self._session_heads.get((key, msg.session), 0) < msg.seq:
+            self._session_heads[(key, msg.session)] = msg.seq
         if appended.duplicate and appended.offset <= self._applied:
             return
         self._applied = max(self._applied, appended.offset)
@@ -597,13 +621,18 @@ class EngineService:
         self._note_draw(msg.source, inp)
         self._after(out)
 
-    def _losses(self, msg: Message, tracked: Any, inp: Mapping[str, Any] | None) -> list[dict[str, Any]]:
+    def _losses(self, msg: Message, tracked: Any, inp: Mapping[str, Any] | None,
+                restarted: bool = False) -> list[dict[str, Any]]:
         """Gaps always prompt (issue 19 item 11): messages that never came (a sequence gap, a new
         session not starting at 1: on the shoe's channel ``source.lost``, whose prompt holds the
         shoe's next cards until the dealer has counted; elsewhere ``source.gap``), a shoe that
         restarted (its reset notice, or a new boot count seen on its cards: ``source.restart``),
         events the shoe itself lost (``source.lost`` with their count)."""
         own: list[dict[str, Any]] = []
+        if restarted:  # an older session than the last one heard (see _handle)
+            own.append({"kind": "source", "device": msg.source, "status": "restart"})
+            if inp is not None and inp.get("kind") == "shoe_card" and inp.get("boot") is not None:
+                self._reset_seen[msg.source] = True  # that restart is told: not again for its boot
         if tracked.verdict in (Verdict.GAP, Verdict.NEW_SESSION) and tracked.missing:
             missing = tracked.missing[1] - tracked.missing[0] + 1
             if msg.channel is Channel.SHOE:

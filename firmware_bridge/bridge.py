@@ -149,11 +149,30 @@ class BridgeConfig:
             except (FileNotFoundError, ValueError):
                 session = 1
             self.state_file.parent.mkdir(parents=True, exist_ok=True)
-            self.state_file.write_text(f"{session}\n")
+            write_atomically(self.state_file, f"{session}\n")
             return session
         if self.session > 0:
             return self.session
         return time.time_ns() // 1_000_000
+
+
+def write_atomically(path: Path, text: str) -> None:
+    """Write ``text`` to ``path`` so that a power cut leaves the old file or the new one, never a
+    torn or empty one (a lost session file restarts the bridge at session 1): a temporary file
+    beside it, fsync, rename over, fsync of the folder."""
+    tmp = path.with_name(f".{path.name}.{os.getpid()}.tmp")
+    fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
+    try:
+        os.write(fd, text.encode())
+        os.fsync(fd)
+    finally:
+        os.close(fd)
+    os.replace(tmp, path)
+    dfd = os.open(path.parent, os.O_RDONLY)
+    try:
+        os.fsync(dfd)
+    finally:
+        os.close(dfd)
 
 
 # ----------------------------------------------------------------- the pure core

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 import time
 from collections.abc import Callable, Iterator
 from pathlib import Path
@@ -194,3 +195,18 @@ def test_config_file_names_unknown_settings(tmp_path: Path) -> None:
     p.write_text('tabel = "t7"\n')
     with pytest.raises(ValueError, match="unknown setting\\(s\\) tabel"):
         BridgeConfig.load(p)
+
+
+def test_the_session_file_is_replaced_atomically_not_rewritten_in_place(tmp_path: Path) -> None:
+    """Security review item 2: a torn or empty session file restarts the bridge at session 1; the
+    new counter goes to a temporary file, fsynced, renamed over the old one (a new inode)."""
+    state = tmp_path / "state" / "session"
+    config = BridgeConfig(state_file=state)
+    assert config.next_session() == 1
+    inode = state.stat().st_ino
+    keep = tmp_path / "the-old-file"
+    os.link(state, keep)  # what a reader holding the old file sees
+    assert config.next_session() == 2
+    assert state.read_text() == "2\n" and state.stat().st_ino != inode
+    assert keep.read_text() == "1\n"
+    assert sorted(p.name for p in state.parent.iterdir()) == ["session"]  # no temporary file left

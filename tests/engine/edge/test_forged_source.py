@@ -72,3 +72,28 @@ def test_a_console_claiming_to_be_the_shoe_is_refused_and_the_shoe_still_deals(m
     assert heads["sensor/shoe:shoe-1"] == (1, len(THIRD_STREET))
     assert not any(e.session == huge for e in events)
     assert json.dumps(heads)
+
+
+def test_a_forged_shoe_message_does_not_refresh_the_shoes_health(mqtt_broker: Any, tmp_path: Path) -> None:
+    """Security review item 4: the shoe's last_seen is set by messages on the shoe's channel only."""
+    import time
+
+    service = EngineService(engine_config(mqtt_broker, tmp_path / "engine.db")).start()
+    monitor = TestClient(mqtt_broker, "monitor")
+    console = TestClient(mqtt_broker, "console", "console-1")
+    bridge = client(mqtt_broker, "bridge", "shoe-1")
+    try:
+        assert monitor.connected() and console.connected()
+        monitor.subscribe([wire.topic(T, Channel.STATE)])
+        draw(bridge, 1, THIRD_STREET[0])
+        wait_state(monitor, lambda s: "last_seen_s" in s["devices"].get("shoe-1", {}))
+        time.sleep(2.0)
+        console.publish(wire.topic(T, Channel.COMMAND),
+                        forged(Channel.COMMAND, "action", "shoe-1", 1, seat=1, action="fold", amount=None))
+        state = wait_state(monitor, lambda s: any(p["rule"] == "source.forged" for p in s["prompts"]))
+        assert state["devices"]["shoe-1"]["last_seen_s"] >= 1.5, state["devices"]
+    finally:
+        bridge.stop()
+        for c in (monitor, console):
+            c.close()
+        service.stop()
