@@ -331,14 +331,24 @@ class Floor(ShoeMixin, CameraMixin, ReportsMixin, RulingsMixin):
             raise FloorError(f"cards are shown at the showdown; the hand is {hand.phase.value}", "RRoP 3.6")
         seat = inp.seat
         cards = inp.cards or self._shown_as_dealt(hand, seat)
-        if seat in {s.seat for s in hand.seats} and any(not c.known for c in hand.seat(seat).down):
-            own = {c for c in hand.seat(seat).all_cards if c.known}
-            elsewhere = [c for c in cards if c.known and c not in own and c in hand.seen]
+        if seat in {s.seat for s in hand.seats}:
+            s = hand.seat(seat)
+            own = {c for c in s.all_cards if c.known}
+            down = {c for c in s.down if c.known}
+            guessed = any(not c.known for c in s.down)
+            # RRoP 3.4: "If two cards of the same rank and suit are found, all action is void": a
+            # down card shown (as dealt, or identifying an unknown one) whose twin is in plain
+            # sight.  Only public cards are looked at: a twin among the down cards of a seat not
+            # shown would answer the console about that seat's cards (DESIGN: secrets); it is
+            # caught when that seat shows.
+            elsewhere = [
+                c for c in cards
+                if c.known and (c in down or (guessed and c not in own)) and _in_sight(hand, seat, c)
+            ]
             if elsewhere:
-                # RRoP 3.4: "If two cards of the same rank and suit are found, all action is void":
-                # a down card shown at the showdown that is already in play elsewhere.
                 c = elsewhere[0]
-                self._open("deck.duplicate-card", (seat,), out, card=c.name, card_code=str(c))
+                name = c.name if hand.is_public(c) else "same card"  # as the shoe's prompt (shoe.py)
+                self._open("deck.duplicate-card", (seat,), out, card=name, card_code=str(c))
                 return
         self._apply(CardsShown(seat, cards), out)
 
@@ -404,3 +414,11 @@ INPUTS: dict[type[Input], Handler] = {
     Ruling: Floor._on_ruling,
     SourceStatus: Floor._on_source,
 }
+
+
+def _in_sight(hand: Hand, seat: int, c: Card) -> bool:
+    """Whether ``c`` is in plain sight other than among ``seat``'s own down cards (which it is
+    showing): an up card anywhere, a card of a hand already shown, the common card."""
+    return c in hand.common or any(
+        d == c and (up or s.shown) for s in hand.seats for d, up in s.cards if up or s.seat != seat
+    )

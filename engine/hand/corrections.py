@@ -290,8 +290,10 @@ class CorrectionsMixin(HandState):
         old = s.cards[k][0]
         if old == e.card:
             raise IllegalAction("engine.ruling", f"seat {e.seat}'s up card is already the {e.card.name}")
-        if e.card in self.seen:
-            raise IllegalAction("RRoP 3.4 duplicate card", "that card is already elsewhere in this hand")
+        if e.card in self.seen and self.is_public(e.card):
+            # RRoP 3.4: refused only for a twin in plain sight; a down card's twin is not refused,
+            # or the answer would tell a console which cards are down (DESIGN: secrets).
+            raise IllegalAction("RRoP 3.4 duplicate card", f"the {e.card.name} is already face up in this hand")
         s.cards[k] = (e.card, True)
         self._recount(s)
         self.seen.discard(old)

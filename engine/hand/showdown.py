@@ -86,7 +86,9 @@ class ShowdownMixin(HandState):
                     "RRoP 3.6 cards speak",
                     f"seat {e.seat}'s cards shown are not the cards dealt to it face down: show the cards as dealt",
                 )
-            if not old.known and new in self.seen - {c for c in s.all_cards if c.known}:
+            # RRoP 3.4: an unknown down card shown as a card in plain sight elsewhere.  Only public
+            # cards are checked (DESIGN: secrets); a down card's twin is caught when it is shown.
+            if not old.known and self.is_public(new) and new not in {c for c in s.all_cards if c.known}:
                 raise IllegalAction(
                     "RRoP 3.4 duplicate card", "a card shown is already elsewhere in this hand"
                 )

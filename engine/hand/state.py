@@ -191,13 +191,14 @@ class HandState:
             raise IllegalAction(
                 "RRoP stud 15", "no cards are left in the deck; reshuffle the burn cards first"
             )
-        if c.known and c in self.seen:
-            # RRoP 3.4: two cards of the same rank and suit; the irregularity layer rules on it.  The
-            # card is named only if its twin is in plain sight (DESIGN: a refusal carries no secret).
-            which = f"the {c.name} ({c})" if self.is_public(c) else "that card"
+        if c.known and c in self.seen and self.is_public(c):
+            # RRoP 3.4: two cards of the same rank and suit; the irregularity layer rules on it.
+            # Only a twin in plain sight is refused: refusing the twin of a down card would answer
+            # a console yes or no about that card (DESIGN: nothing a non-engine role gets may depend
+            # on a secret card).  Such a duplicate is caught by the shoe, or when the cards are shown.
             raise IllegalAction(
                 "RRoP 3.4 duplicate card",
-                f"{which} was already dealt in this hand ({what if seat is None else f'{what} {seat}'})",
+                f"the {c.name} ({c}) was already dealt in this hand ({what if seat is None else f'{what} {seat}'})",
             )
 
     def is_public(self, c: Card) -> bool:

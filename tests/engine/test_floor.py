@@ -83,7 +83,7 @@ def test_new_ruling_events_are_refused_where_they_do_not_apply() -> None:
         (FinalCardKept(1, Card.parse("Qd")), "sixth-street"),
         (DealCorrected(0), "fourth to seventh"),
         (BringInWithdrawn(1), "only action"),
-        (UpCardCorrected(1, Card.parse("As")), "already elsewhere"),
+        (UpCardCorrected(1, Card.parse("9d")), "already face up"),  # seat 2's door card
     ):
         before = hand.secret_state()
         with pytest.raises(IllegalAction, match=why):

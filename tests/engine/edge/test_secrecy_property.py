@@ -114,7 +114,7 @@ console_command = st.one_of(
               st.one_of(st.none(), st.integers(0, 60))),
     st.builds(lambda s, c, up: ("manual_card", {"seat": s, "card": c, "face_up": up}), SEAT, GUESS, st.booleans()),
     st.builds(lambda s, r, c: ("report", {"report": r, "seat": s, "card": c}), SEAT,
-              st.sampled_from(["exposed", "misdeal", "boxed", "dead", "note", "flashed"]), GUESS),
+              st.sampled_from(["exposed", "misdeal", "boxed", "dead", "note", "flashed", "wrong-bring-in"]), GUESS),
     st.builds(lambda p, o: ("ruling", {"prompt": p, "option": o}), st.sampled_from([f"p{i}" for i in range(1, 12)]),
               st.sampled_from(["confirm", "misdeal", "live", "dead", "replace"])),
     st.builds(lambda: ("table", {"op": "start_hand"})),
