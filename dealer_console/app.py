@@ -135,19 +135,35 @@ def run(role: Role, cfg: AppConfig) -> int:
         window = ConsoleWindow(model, Commands(edge), images=images, history=history, tag_source=None,
                                decks_dir=str(Path(cfg.decks_dir).expanduser()) if cfg.decks_dir else None)
     edge.start()
-    from PySide6.QtGui import QGuiApplication
-
-    screens = QGuiApplication.screens()
-    screen = screens[cfg.screen] if cfg.screen is not None and 0 <= cfg.screen < len(screens) else None
-    if screen is not None:
-        # A kiosk without a window manager: put the window on that screen before it is shown.
-        window.setScreen(screen)
-        window.move(screen.geometry().topLeft())
-    place(window, fullscreen=cfg.fullscreen or role is Role.MONITOR, screen=screen)
+    show_on(window, fullscreen=cfg.fullscreen or role is Role.MONITOR, index=cfg.screen)
     try:
         return int(app.exec())
     finally:
         edge.stop()
+
+
+def show_on(window: Any, *, fullscreen: bool, index: int | None) -> None:
+    """Show the window on screen ``index`` of the display (a monitor beside the console), else the primary.
+
+    A kiosk has no window manager to move a window: it is put on its screen before it is shown.
+    An index the display does not have is said in the log, and the primary screen is used.
+    """
+    import logging
+
+    from PySide6.QtGui import QGuiApplication
+
+    screens = QGuiApplication.screens()
+    screen = None
+    if index is not None:
+        if 0 <= index < len(screens):
+            screen = screens[index]
+            window.setScreen(screen)
+            window.move(screen.geometry().topLeft())
+        else:
+            logging.getLogger(__name__).warning(
+                "screen = %d: this display has %d screen(s) (0 to %d); showing on the primary screen",
+                index, len(screens), len(screens) - 1)
+    place(window, fullscreen=fullscreen, screen=screen)
 
 
 def place(window: Any, *, fullscreen: bool, size: tuple[int, int] = (1280, 800), screen: Any = None) -> None:
