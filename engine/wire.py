@@ -63,6 +63,10 @@ ROOT: Final = f"studtable/v{WIRE_VERSION}"
 #: Largest payload accepted on any topic, before JSON parsing (a hand history of
 #: a long seven-handed hand with its PHH text is well under 256 KiB).
 MAX_PAYLOAD_BYTES: Final = 1 << 20
+#: A console command (console/command) is a few fields: its payload is capped far below
+#: MAX_PAYLOAD_BYTES, so that padding (``table`` and ``report`` take extra fields) cannot fill the
+#: engine's store.  A longer one is refused by the contract, before anything stores it.
+MAX_COMMAND_BYTES: Final = 4096
 #: Counters are limited to what a JSON number carries exactly in every language.
 MAX_COUNTER: Final = (1 << 53) - 1
 
@@ -762,6 +766,8 @@ def validate(msg: Message) -> Message:
             if name in msg.body:
                 raise WireError(f"field {name!r} is a header field and may not appear in the body")
         body = _check_fields(msg.body, schema.fields, extra=schema.extra)
+        if msg.channel is Channel.COMMAND:
+            _check_command_size(body)
         if schema.rule is not None:
             problem = schema.rule(body)
             if problem:
@@ -769,6 +775,16 @@ def validate(msg: Message) -> Message:
     except WireError as exc:
         raise WireError(f"{where} from {msg.source!r}: {exc}") from None
     return Message(msg.table, msg.channel, msg.kind, msg.source, msg.session, msg.seq, body)
+
+
+def _check_command_size(body: Mapping[str, Any]) -> None:
+    try:
+        size = len(json.dumps(body, separators=(",", ":"), ensure_ascii=False, allow_nan=False).encode("utf-8"))
+    except (TypeError, ValueError):
+        return  # not plain JSON: encode says so
+    if size > MAX_COMMAND_BYTES:
+        raise WireError(f"a console command's body of {size} bytes exceeds the {MAX_COMMAND_BYTES}-byte limit "
+                        "for console commands")
 
 
 def encode(msg: Message) -> bytes:
@@ -808,6 +824,9 @@ def decode(topic_name: str, payload: bytes) -> Message:
         raise WireError(f"{topic_name}: payload must be bytes")
     if len(payload) > MAX_PAYLOAD_BYTES:
         raise WireError(f"{topic_name}: payload of {len(payload)} bytes exceeds {MAX_PAYLOAD_BYTES}")
+    if info.channel is Channel.COMMAND and len(payload) > MAX_COMMAND_BYTES + 512:  # + the header fields
+        raise WireError(f"{topic_name}: payload of {len(payload)} bytes exceeds the {MAX_COMMAND_BYTES}-byte "
+                        "limit for console commands")
     try:
         raw = bytes(payload).decode("utf-8")
     except UnicodeDecodeError as exc:

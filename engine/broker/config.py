@@ -25,7 +25,7 @@ from typing import Final
 
 from engine.broker.acl import broker_users, build_acl, render_acl
 from engine.broker.passwd import hash_password, render_password_file
-from engine.wire import Role
+from engine.wire import MAX_PAYLOAD_BYTES, Role
 
 #: Why not mosquitto's default of 1000: once a client's queue is full mosquitto
 #: drops further QoS 1 messages for it while the publisher still gets its PUBACK,
@@ -38,6 +38,8 @@ from engine.wire import Role
 #: SourceTracker sees the sequence gap and prompts the dealer, and consoles
 #: recover from the retained public/state.
 MAX_QUEUED_MESSAGES: Final = 100_000
+#: The largest MQTT packet the broker takes: the wire's largest payload plus room for topic and headers.
+MAX_PACKET_BYTES: Final = MAX_PAYLOAD_BYTES + 65_536
 
 DEFAULT_HOST: Final = "127.0.0.1"
 DEFAULT_PORT: Final = 1883
@@ -124,6 +126,11 @@ def render_mosquitto_conf(
         "use_username_as_clientid true",
         f"password_file {files.password_file}",
         f"acl_file {files.acl_file}",
+        "",
+        "# No packet larger than the wire contract's largest message (engine/wire.py",
+        "# MAX_PAYLOAD_BYTES, plus room for the topic and headers): a bigger one is refused",
+        "# by the broker and its sender disconnected, before it reaches anyone.",
+        f"max_packet_size {MAX_PACKET_BYTES}",
         "",
         "# Small messages must not wait for Nagle's algorithm: a card drawn should reach",
         "# the engine and the console in milliseconds.",
