@@ -3,8 +3,10 @@
 One helper for every place that runs a ``studtable`` service, a broker or a camera as a child:
 
 * ``start(argv, log_path)`` starts it with its output in a log file, and (Linux) asks the kernel to
-  send it SIGTERM if the parent dies (``PR_SET_PDEATHSIG``): a parent killed by SIGKILL or aborted
-  by Qt leaves no engine or broker behind.
+  send it SIGKILL if the parent dies (``PR_SET_PDEATHSIG``): a parent killed by SIGKILL or aborted
+  by Qt leaves no engine or broker behind.  SIGKILL, not SIGTERM: with its parent gone nobody waits
+  for a clean shutdown, and a child's SIGTERM handler can hang on what died with the parent (the
+  embedded broker); every service is built to survive SIGKILL (inputs are durable before acked).
 * ``stop(proc)`` asks with SIGTERM, waits, then SIGKILLs; ``kill(proc)`` is the SIGKILL alone.
 * ``die_with_parent()`` is the same PDEATHSIG for a child started another way (multiprocessing).
 * ``scratch_dir(prefix)`` makes a private temporary folder with the owner's pid in it, and removes
@@ -30,7 +32,7 @@ PR_SET_PDEATHSIG = 1
 OWNER_FILE = ".owner-pid"
 
 
-def die_with_parent(sig: int = signal.SIGTERM) -> None:
+def die_with_parent(sig: int = signal.SIGKILL) -> None:
     """Ask Linux to send ``sig`` to this process when its parent exits (no-op elsewhere)."""
     if not sys.platform.startswith("linux"):
         return
