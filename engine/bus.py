@@ -295,6 +295,14 @@ class BusClient:
         self._ack_lock = threading.Condition(threading.Lock())
         self._connected = threading.Event()
         self._seq = 0
+        # Numbered messages leave in seq order across reconnects.  paho marks itself connected
+        # before on_connect and resends what it held only after it returns, so a message sent by
+        # another thread meanwhile would overtake them and the engine would see a gap.  Until the
+        # broker has acknowledged this connection's birth (written before paho's resends, so
+        # acknowledged after them), numbered messages wait here, in order (guarded by _send_lock).
+        self._flowing = False
+        self._held: list[tuple[Message, Callable[[], None] | None]] = []
+        self._birth_mid: int | None = None
         self._filters: dict[str, int] = {}
         self._pending: set[int] = set()
         self._early_acks: set[int] = set()
@@ -373,24 +381,38 @@ class BusClient:
         Works while disconnected too: paho queues QoS 1 messages and sends them,
         in order, after it reconnects.
         """
-        with self._send_lock:
-            msg = wire.make(self.table, channel, kind, source=self.device, session=self.session,
-                            seq=self._seq + 1, **body)
-            self._seq += 1
-            self._send(self._client, msg)
-        return msg
+        return self._publish_numbered(channel, kind, body, None)
 
     def publish_acked(self, channel: Channel, kind: str, body: Mapping[str, Any],
                       on_acked: Callable[[], None]) -> Message:
         """``publish``, and call ``on_acked`` (from paho's thread) once the broker has acknowledged it."""
+        return self._publish_numbered(channel, kind, body, on_acked)
+
+    def _publish_numbered(self, channel: Channel, kind: str, body: Mapping[str, Any],
+                          on_acked: Callable[[], None] | None) -> Message:
         with self._send_lock:
             msg = wire.make(self.table, channel, kind, source=self.device, session=self.session,
                             seq=self._seq + 1, **body)
             self._seq += 1
-            self._send(self._client, msg, on_acked)
+            if self._flowing:
+                self._send(self._client, msg, on_acked)
+            else:
+                self._held.append((msg, on_acked))
         return msg
 
-    def _send(self, client: Any, msg: Message, on_acked: Callable[[], None] | None = None) -> None:
+    def _release_held(self, connection: int) -> None:
+        """The birth is acknowledged, so paho has resent what it held: send what waited here."""
+        with self._send_lock:
+            if not self._connected.is_set() or self.connect_count != connection:
+                return  # gone again: the next birth's acknowledgement releases them
+            held, self._held = self._held, []
+            for msg, on_acked in held:
+                self._send(self._client, msg, on_acked)
+            self._flowing = True
+        with self._ack_lock:
+            self._ack_lock.notify_all()
+
+    def _send(self, client: Any, msg: Message, on_acked: Callable[[], None] | None = None) -> int:
         spec = msg.spec
         info = client.publish(msg.topic, wire.encode(msg), qos=spec.qos, retain=spec.retained)
         if threading.current_thread() is getattr(client, "_thread", None):
@@ -407,6 +429,7 @@ class BusClient:
                         self._callbacks[info.mid] = on_acked
         if acked_now and on_acked is not None:
             on_acked()
+        return int(info.mid)
 
     def set_available(self, online: bool) -> None:
         """Say ``online`` or ``offline`` on this device's retained availability (now, and at reconnects)."""
@@ -418,7 +441,7 @@ class BusClient:
     def flush(self, timeout: float = 5.0) -> bool:
         """Wait until every QoS 1 message sent so far has been acknowledged by the broker."""
         with self._ack_lock:
-            return self._ack_lock.wait_for(lambda: not self._pending, timeout)
+            return self._ack_lock.wait_for(lambda: not self._pending and not self._held, timeout)
 
     # -- paho callbacks (network thread) ------------------------------------------
     def _on_connect(self, client: Any, userdata: Any, flags: Any, reason: Any, props: Any) -> None:
@@ -430,9 +453,11 @@ class BusClient:
             )
             return
         self._send(client, wire.availability(self.table, self.device, online=self._available))
-        self._send(client, wire.make(self.table, Channel.BIRTH, "birth", source=self.device, session=self.session,
-                                     seq=0, role=str(self.role), version=self.version,
-                                     capabilities=self.capabilities, last_seq=self._seq))
+        birth = wire.make(self.table, Channel.BIRTH, "birth", source=self.device, session=self.session,
+                          seq=0, role=str(self.role), version=self.version,
+                          capabilities=self.capabilities, last_seq=self._seq)
+        # Its PUBACK cannot be handled before this callback returns (this is paho's thread).
+        self._birth_mid = self._send(client, birth)
         with self._lock:
             filters = list(self._filters.items())
             self.connect_count += 1
@@ -444,6 +469,8 @@ class BusClient:
     def _on_disconnect(self, client: Any, userdata: Any, flags: Any, reason: Any, props: Any) -> None:
         was = self._connected.is_set()
         self._connected.clear()
+        self._flowing = False  # a plain store: read under _send_lock by the publishers
+        self._birth_mid = None
         if was:
             log.warning("%s: lost the broker (%s); reconnecting", self.device, reason)
             self._notify_connection(False)
@@ -456,6 +483,12 @@ class BusClient:
                 log.exception("%s: connection handler failed", self.device)
 
     def _on_publish(self, client: Any, userdata: Any, mid: int, reason: Any, props: Any) -> None:
+        if mid == self._birth_mid:
+            self._birth_mid = None
+            # Not from here: paho holds its message lock in this callback, and a publisher
+            # holding _send_lock may be waiting for it.
+            threading.Thread(target=self._release_held, args=(self.connect_count,), name=f"{self.device}-release",
+                             daemon=True).start()
         with self._ack_lock:
             callback = self._callbacks.pop(mid, None)
             if mid in self._pending:
