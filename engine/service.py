@@ -100,7 +100,10 @@ class EngineConfig:
     username: str = "engine"
     password: str = ""
     device: str = "engine"
-    auto_start: bool = True
+    #: False (the default): the result stays on both screens until the dealer taps Next hand
+    #: (issue 21, 5); True: the next hand starts by itself, ``hold_s`` seconds after the award
+    auto_start: bool = False
+    hold_s: float = 0.0
     seat_count: int = 8
     extra: dict[str, Any] = field(default_factory=dict)
 
@@ -150,9 +153,19 @@ class EngineConfig:
             username=str(broker.get("username", "engine")),
             password=str(broker.get("password", "")),
             device=str(engine.get("device", "engine")),
-            auto_start=bool(engine.get("auto_start", True)),
+            auto_start=bool(engine.get("auto_start", False)),
+            hold_s=_hold(engine.get("hold_s", 0.0), file),
             seat_count=seat_count,
         )
+
+
+def _hold(value: Any, file: Path | None) -> float:
+    from engine.configfile import ConfigFileError
+
+    if isinstance(value, bool) or not isinstance(value, int | float) or not 0 <= value <= 3600:
+        raise ConfigFileError(file, "engine.hold_s", f"must be seconds from 0 to 3600, got {value!r}",
+                              "hold_s = 10")
+    return float(value)
 
 
 # ----------------------------------------------------------------------------- pure core
@@ -229,7 +242,8 @@ class EngineCore:
         return out
 
     def next_hand_input(self) -> dict[str, Any] | None:
-        """After a hand ends, the next one starts by itself (auto_start) if two players have chips."""
+        """After a hand ends, the next one starts by itself (auto_start) if two players have chips
+        (the service waits ``hold_s`` first)."""
         hand = self.floor.hand
         if not self.config.auto_start or hand is None or not hand.is_over or self.floor.prompts:
             return None
@@ -350,6 +364,7 @@ class EngineService:
         self._session_heads: dict[tuple[str, int], int] = {}
         self._losses_told: set[tuple[str, int, int]] = set()  # told, but the message not yet stored
         self._pending_history: list[dict[str, Any]] = []
+        self._hand_over_at: float | None = None  # when the result began to hold (auto_start with hold_s)
 
     # -- replay ---------------------------------------------------------------------
     def replay(self) -> int:
@@ -453,6 +468,9 @@ class EngineService:
         While the store cannot write: try the held inputs again."""
         last_try = 0.0
         while not self._stopping.wait(min(IDLE_CHECK_S, STORE_RETRY_S)):
+            if self._hand_over_at is not None and time.monotonic() - self._hand_over_at >= self.config.hold_s:
+                with self._lock:
+                    self._drain()  # the hold is over: the next hand (auto_start)
             if self.store_problem is not None and time.monotonic() - last_try >= STORE_RETRY_S:
                 last_try = time.monotonic()
                 with self._lock:
@@ -530,6 +548,12 @@ class EngineService:
             self._record(self._unrecorded[0])
             self._unrecorded.pop(0)
         nxt = self.core.next_hand_input()
+        if nxt is not None and self.config.hold_s > 0:
+            # The result holds hold_s seconds on both screens; the housekeeping thread starts it then.
+            over = self._hand_over_at = self._hand_over_at or time.monotonic()
+            if time.monotonic() - over < self.config.hold_s:
+                return
+        self._hand_over_at = None
         if nxt is not None:
             self._accept_own(nxt)
             self.publish()

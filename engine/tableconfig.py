@@ -121,7 +121,8 @@ class TableConfig:
     cameras: tuple[Camera, ...] = ()
     screens: tuple[Screen, ...] = ()
     engine_device: str = "engine"
-    auto_start: bool = True
+    auto_start: bool = False  # the result holds until the dealer taps Next hand (issue 21, 5)
+    hold_s: float = 0.0  # with auto_start: seconds the result stays on the screens first
     recorder_device: str = "recorder-1"
     user: str = "studtable"
     state_dir: str = DEFAULT_STATE_DIR
@@ -141,7 +142,7 @@ class TableConfig:
             "table": self.table, "seat_count": self.seat_count, "game": dict(self.game),
             "seats": [dict(s) for s in self.seats], "store": {"url": self.store},
             "broker": {"host": self.broker_host, "port": self.broker_port, "config_dir": self.credentials},
-            "engine": {"device": self.engine_device, "auto_start": self.auto_start},
+            "engine": {"device": self.engine_device, "auto_start": self.auto_start, "hold_s": self.hold_s},
         }
 
     def bridge_part(self) -> dict[str, Any]:
@@ -437,10 +438,11 @@ def from_dict(data: Mapping[str, Any], path: Path) -> TableConfig:
             ))
 
     engine_r = top.section("engine")
-    engine_device, auto_start = "engine", True
+    engine_device, auto_start, hold_s = "engine", False, 0.0
     if engine_r is not None:
-        engine_r.unknown({"device", "auto_start"})
-        engine_device, auto_start = _device(engine_r, "device", "engine"), engine_r.flag("auto_start", True)
+        engine_r.unknown({"device", "auto_start", "hold_s"})
+        engine_device, auto_start = _device(engine_r, "device", "engine"), engine_r.flag("auto_start", False)
+        hold_s = float(engine_r.whole("hold_s", 0, lo=0, hi=3600))
     recorder_r = top.section("recorder")
     recorder_device = "recorder-1"
     if recorder_r is not None:
@@ -464,7 +466,7 @@ def from_dict(data: Mapping[str, Any], path: Path) -> TableConfig:
     return TableConfig(
         path=path, table=table, seat_count=seat_count, game=game, seats=tuple(seats), broker_host=host,
         broker_port=port, credentials=credentials, store=url, shoe=shoe, cameras=tuple(cameras),
-        screens=tuple(screens), engine_device=engine_device, auto_start=auto_start,
+        screens=tuple(screens), engine_device=engine_device, auto_start=auto_start, hold_s=hold_s,
         recorder_device=recorder_device, user=user, state_dir=state_dir, raw=dict(data),
     )
 

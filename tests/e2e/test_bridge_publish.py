@@ -110,6 +110,7 @@ def _engine(broker: Any, store: Path) -> Any:
         "seats": [{"seat": 1, "name": "Ann", "stack": 200}, {"seat": 2, "name": "Bob", "stack": 200}],
         "store": {"url": str(store)},
         "broker": {"host": broker.host, "port": broker.port, "username": user, "password": password},
+        "engine": {"auto_start": True},  # no dealer here to tap Next hand
     })).start()
 
 

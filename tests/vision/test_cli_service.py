@@ -251,6 +251,7 @@ def test_a_restarted_vision_service_starts_a_session_the_engine_accepts(faces_di
         "seats": [{"seat": 1, "name": "Ann", "stack": 200}, {"seat": 2, "name": "Bob", "stack": 200}],
         "store": {"url": str(store)},
         "broker": {"host": mosquitto_broker.host, "port": mosquitto_broker.port, "username": user, "password": password},
+        "engine": {"auto_start": True},  # no dealer here to tap Next hand
     })).start()
 
     def run(*extra: str) -> None:

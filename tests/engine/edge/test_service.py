@@ -34,6 +34,7 @@ def engine_config(broker: Any, store: Path) -> EngineConfig:
             ],
             "store": {"url": str(store)},
             "broker": {"host": broker.host, "port": broker.port, "username": user, "password": password},
+            "engine": {"auto_start": True},  # these tests deal hand after hand with no dealer to tap Next hand
         }
     )
 
