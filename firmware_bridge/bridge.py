@@ -32,6 +32,7 @@ counter), so a card reaches the bus once.
 
 from __future__ import annotations
 
+import contextlib
 import errno
 import json
 import logging
@@ -178,6 +179,12 @@ def write_atomically(path: Path, text: str) -> None:
 # ----------------------------------------------------------------- the pure core
 
 
+class OutboxError(RuntimeError):
+    """The outbox could not keep a shoe message (a full or failing disk).  The message was not
+    handed on, so the shoe must not be told it is safe: the bridge drops the link's session (and
+    with it the frame's ACK) and the shoe sends it again after the next handshake."""
+
+
 class BridgeCore:
     """Host-session events -> wire messages.  Pure apart from calling ``sink``."""
 
@@ -236,8 +243,13 @@ class BridgeCore:
             else:
                 r = self.resolver.resolve(msg.uid)
                 card, deck, status = (str(r.card) if r.card else None), r.deck, str(r.status)
-            self._send("card_drawn", counter=msg.counter, uid=msg.uid.hex(), card=card, deck=deck,
-                       quality=msg.quality, status=status, boot=boot)
+            try:
+                self._send("card_drawn", counter=msg.counter, uid=msg.uid.hex(), card=card, deck=deck,
+                           quality=msg.quality, status=status, boot=boot)
+            except OutboxError:
+                if self.resolver is not None:
+                    self.resolver.undo(r)  # sent again by the shoe, it must resolve the same way
+                raise
         elif isinstance(msg, m.SeatTag):
             card = deck = None
             if self.resolver is not None:
@@ -335,8 +347,17 @@ class SerialBridge:
             log.error("%s", text)
 
     def _flush_events(self) -> None:
-        for ev in self.session.events():
-            self.core.handle(ev)
+        events = self.session.events()
+        for i, ev in enumerate(events):
+            try:
+                self.core.handle(ev)
+            except OutboxError:
+                # Not kept, so not delivered: this one and every later message of the batch come
+                # again from the shoe (their ACKs go with the session the caller now closes).
+                for later in events[i:]:
+                    if isinstance(later, Received):
+                        self.session.undeliver(later)
+                raise
 
     def run(self) -> None:
         import serial
@@ -353,6 +374,12 @@ class SerialBridge:
             log.info("opened %s", self.port)
             try:
                 self._serve(ser)
+            except OutboxError as exc:
+                self._problem(f"{exc}; the shoe keeps the card (not acknowledged) and sends it again once "
+                              "the bridge can write")
+                self.session.close(self.clock(), "the bridge cannot keep the shoe's cards on disk")
+                self._flush_events()
+                self.core.availability(False)
             except (serial.SerialException, OSError) as exc:
                 self._problem(explain_open_error(self.port, exc))
                 self.session.close(self.clock(), "the serial link was lost (cable pulled or shoe powered off)")
@@ -462,6 +489,26 @@ class Outbox:
             os.fsync(fh.fileno())
         os.chmod(tmp, 0o600)
         os.replace(tmp, self.path)
+        # The rename is durable only once the folder is: else a power cut could bring back the old
+        # file (messages already published) or none at all (messages the shoe was told are safe).
+        folder = os.open(self.path.parent, os.O_RDONLY | os.O_DIRECTORY)
+        try:
+            os.fsync(folder)
+        finally:
+            os.close(folder)
+
+    def _append(self, line: str) -> None:
+        """One whole line or nothing: a write cut short by a full disk is cut off again, else the next
+        line would be glued to it and lost at the next start."""
+        end = os.fstat(self._fd).st_size
+        data = line.encode()
+        try:
+            if os.write(self._fd, data) != len(data):  # a short write: the disk filled up under it
+                raise OSError(errno.ENOSPC, os.strerror(errno.ENOSPC))
+        except OSError:
+            with contextlib.suppress(OSError):
+                os.ftruncate(self._fd, end)
+            raise
 
     def pending(self) -> list[tuple[int, str, dict[str, Any]]]:
         with self._lock:
@@ -471,17 +518,23 @@ class Outbox:
         """Keep a message; durable (fsynced) when this returns."""
         with self._lock:
             ident = self._next
+            try:
+                self._append(json.dumps({"op": "put", "id": ident, "kind": kind, "body": body}) + "\n")
+                os.fsync(self._fd)
+            except OSError as exc:
+                raise OutboxError(f"cannot write the bridge's outbox {self.path}: {exc.strerror or exc}") from exc
             self._next += 1
             self._pending[ident] = (kind, body)
-            os.write(self._fd, (json.dumps({"op": "put", "id": ident, "kind": kind, "body": body}) + "\n").encode())
-            os.fsync(self._fd)
         return ident
 
     def done(self, ident: int) -> None:
         """The broker has it (no fsync: a lost mark only means one more publish, recognised downstream)."""
         with self._lock:
             if self._pending.pop(ident, None) is not None:
-                os.write(self._fd, (json.dumps({"op": "done", "id": ident}) + "\n").encode())
+                try:
+                    self._append(json.dumps({"op": "done", "id": ident}) + "\n")
+                except OSError as exc:  # the message is published again at the next start; no harm
+                    log.warning("could not mark shoe message %d published in %s: %s", ident, self.path, exc)
 
     def close(self) -> None:
         with self._lock:

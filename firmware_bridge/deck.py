@@ -342,6 +342,12 @@ class Resolver:
         """A shuffle or a new hand: every card may be drawn once again."""
         self._drawn.clear()
 
+    def undo(self, resolution: Resolution) -> None:
+        """A draw the bridge could not keep (its outbox could not write it): the shoe sends the same
+        tag again, which must then resolve as it did, not as a duplicate."""
+        if resolution.status is Status.OK and resolution.card is not None:
+            self._drawn.discard(resolution.card)
+
     def lookup(self, uid: bytes) -> tuple[str, Card] | None:
         """(deck, card) for a tag, without counting it as drawn."""
         return self._index.get(uid)

@@ -427,6 +427,18 @@ class HostSession:
         self._out.clear()
         return out
 
+    def undeliver(self, event: Received) -> None:
+        """The application could not keep ``event`` (nor, so, anything after it): take it and the rest
+        as never delivered, so that the device's resend after the next handshake is delivered again
+        instead of being suppressed as a duplicate.  Call it before ``close``: the frame's ACK, still
+        queued, goes with the session."""
+        if not isinstance(event.message, m.CardDrawn | m.SeatTag | m.ShoeState | m.DeviceError):
+            return
+        key = (event.device_id, event.boot_count)
+        last = self._delivered.get(key)
+        if last is not None and last >= event.message.counter:
+            self._delivered[key] = event.message.counter - 1
+
     def events(self) -> list[HostEvent]:
         out = self._events
         self._events = []
