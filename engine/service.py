@@ -20,6 +20,7 @@ stored too: replaying it refuses it again, so the replay stays exact.
 
 from __future__ import annotations
 
+import json
 import logging
 import re
 import threading
@@ -29,7 +30,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from engine import phh
+from engine import handlog, phh
 from engine.broker.acl import device_role
 from engine.bus import SourceTracker, Verdict
 from engine.floor import Floor, FloorError, FloorOutputs, Prompt
@@ -210,6 +211,9 @@ class EngineCore:
         #: the key of the last input applied, shown on public/state so a sender sees it was taken
         self.last_input: dict[str, Any] | None = None
         self.finished: list[Hand] = []
+        #: where each event of a hand came from and when (engine.handlog), and the finished hands
+        self.provenance = handlog.Provenance()
+        self.index: list[handlog.HandEntry] = []
 
     def setup_inputs(self) -> list[dict[str, Any]]:
         """Seating from the config, for a table with an empty store."""
@@ -222,12 +226,14 @@ class EngineCore:
         return inputs
 
     def apply(
-        self, source: str, inp: Mapping[str, Any], session: int | None = None, seq: int | None = None
+        self, source: str, inp: Mapping[str, Any], session: int | None = None, seq: int | None = None,
+        at: str | None = None,
     ) -> FloorOutputs | None:
         """Apply an input; a refused one is remembered for the dealer's screen and changes nothing.
 
         ``session`` and ``seq`` (a device's input) become the state's ``input``; the engine's own
-        inputs (seating from the config, the next hand started by itself) leave it as it was."""
+        inputs (seating from the config, the next hand started by itself) leave it as it was.
+        ``at`` (UTC, when the input was stored) and ``source`` mark the hand events it made."""
         if source != ENGINE_SOURCE:
             self.last_input = {"source": source, "session": session, "seq": seq}
         try:
@@ -237,8 +243,13 @@ class EngineCore:
             log.info("refused %s from %s: %s", inp.get("kind"), source, exc)
             return None
         self.last_error = None
+        for hand in (self.floor.table.hand, out.hand_finished):
+            if hand is not None:
+                self.provenance.note(hand, source, at)
         if out.hand_finished is not None:
             self.finished.append(out.hand_finished)
+            hand = out.hand_finished
+            self.index.append(handlog.entry(hand, hand_id(hand, self.config.table), self.provenance.of(hand)))
         return out
 
     def next_hand_input(self) -> dict[str, Any] | None:
@@ -291,8 +302,17 @@ class EngineCore:
 
 
 # Plain play: what PHH can say.  Any other event in a hand's log is a ruling or a dealer correction.
-PHH_EVENTS = frozenset({"hand_started", "card_dealt", "card_burned", "common_card_dealt", "deck_reshuffled",
-                        "player_action", "cards_shown", "hand_mucked"})
+PHH_EVENTS = handlog.PHH_EVENTS
+
+
+def utc_now() -> str:
+    """The time an input is stored, as the hand log shows it (UTC, to the second)."""
+    return time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime())
+
+
+def stored_at(recorded_at: str) -> str | None:
+    """The store's ``recorded_at`` (SQLite and PostgreSQL: UTC ``YYYY-MM-DD HH:MM:SS...``) as ``utc_now`` writes it."""
+    return f"{recorded_at[:10]}T{recorded_at[11:19]}Z" if len(recorded_at) >= 19 else None
 
 
 def ruled(hand: Hand) -> bool:
@@ -304,11 +324,12 @@ def hand_id(hand: Hand, table: str) -> str:
     return f"{table}-{hand.hand_id}"
 
 
-def hand_record(hand: Hand, table: str) -> dict[str, Any]:
+def hand_record(hand: Hand, table: str, marks: list[tuple[str, str | None]] | None = None) -> dict[str, Any]:
+    """A finished hand for the hand log; with ``marks`` each event says its ``_source`` and ``_at``."""
     return {
         "hand": hand_id(hand, table),
         "variant": hand.config.variant.value,
-        "events": [e.to_json() for e in hand.events],
+        "events": handlog.marked_events(hand, marks) if marks is not None else [e.to_json() for e in hand.events],
         # A hand changed by a ruling has no PHH form; its events tell it all.
         "phh": None if ruled(hand) else phh.dumps(hand),
         "finishing_stacks": hand.finishing_stacks(),
@@ -383,7 +404,7 @@ class EngineService:
                 self._reset_seen[source_of(ev.source)] = True
             if ev.kind in ("engine_start", NOTE):
                 continue
-            self.core.apply(source_of(ev.source), ev.payload, ev.session, ev.seq)
+            self.core.apply(source_of(ev.source), ev.payload, ev.session, ev.seq, stored_at(ev.recorded_at))
             self._note_draw(source_of(ev.source), ev.payload)
             count += 1
         for source, (session, seq) in heads.items():
@@ -398,6 +419,9 @@ class EngineService:
                 self._accept_own(inp)
         kept = {h.hand_id for h in self.store.list_hands()}
         self._unrecorded = [h for h in self.core.finished if hand_id(h, self.config.table) not in kept]
+        for h in self.core.finished:
+            if hand_id(h, self.config.table) in kept:
+                self.core.provenance.forget(h.hand_id)
         self.core.finished.clear()
         if self._unrecorded:
             log.warning("replay: %d finished hand(s) were not in the hand log; keeping them now",
@@ -414,7 +438,7 @@ class EngineService:
         seq = self._next_seq()
         appended = self.store.append(ENGINE_SOURCE, self.session, seq, str(inp["kind"]), inp)
         self._applied = max(self._applied, appended.offset)
-        out = self.core.apply(ENGINE_SOURCE, inp, self.session, seq)
+        out = self.core.apply(ENGINE_SOURCE, inp, self.session, seq, utc_now())
         self._unrecorded += self.core.finished
         self.core.finished.clear()
         return out
@@ -446,6 +470,7 @@ class EngineService:
             persistent=True,
             on_message_ack=self._on_message,
             on_connection=self._on_connection,
+            on_invalid=self._on_invalid,
         )
         for channel in (Channel.SHOE, Channel.VISION, Channel.COMMAND, Channel.AVAIL):
             self._bus.subscribe(channel)
@@ -639,9 +664,12 @@ class EngineService:
             return
         self._applied = max(self._applied, appended.offset)
         self._losses_told.discard(mark)
+        if msg.channel is Channel.COMMAND and msg.kind == "history":
+            self._answer_history(msg)  # stored as a note (the sequence keeps no hole); changes nothing
+            return
         if inp is None:
             return
-        out = self.core.apply(msg.source, inp, msg.session, msg.seq)
+        out = self.core.apply(msg.source, inp, msg.session, msg.seq, utc_now())
         self._note_draw(msg.source, inp)
         self._after(out)
 
@@ -740,11 +768,12 @@ class EngineService:
     def _record(self, hand: Hand) -> None:
         from engine.store import HandRecord
 
-        rec = hand_record(hand, self.config.table)
+        rec = hand_record(hand, self.config.table, self.core.provenance.of(hand))
         now = time.strftime("%Y-%m-%dT%H:%M:%S")
         self.store.record_hand(
             HandRecord(rec["hand"], self.config.table, rec["variant"], now, now, rec["events"], rec["phh"])
         )
+        self.core.provenance.forget(hand.hand_id)
         self._pending_history.append(rec)
         self._flush_history()
 
@@ -755,6 +784,63 @@ class EngineService:
             rec = self._pending_history.pop(0)
             self._bus.publish(Channel.HISTORY, "hand", hand=rec["hand"], variant=rec["variant"],
                               events=rec["events"], phh=rec["phh"])
+
+    # -- history queries (engine.handlog) ------------------------------------------------
+    def _answer_history(self, msg: Message) -> None:
+        """Answer a console's history query on ``console/history`` (only the console role reads it),
+        from the hand log: finished hands' hole cards for a role allowed them, never a live one's."""
+        if self._bus is None:
+            return  # replay: a query is answered once, when it comes
+        role = device_role(msg.source) or Role.MONITOR
+        live = self.core.floor.table.hand
+
+        def fetch(hid: str) -> list[Any] | None:
+            record = self.store.get_hand(hid)
+            return list(record.events) if record is not None else None
+
+        try:
+            body = handlog.answer(dict(msg.body), role=role, table_id=self.config.table, index=self.core.index,
+                                  live=live, live_marks=self.core.provenance.of(live) if live else [],
+                                  fetch=fetch, hand_id_of=lambda n: f"{self.config.table}-{n}")
+        except Exception as exc:  # a hand log the engine cannot read or fold: said, not raised into the input path
+            log.exception("history query %s from %s failed", msg.body.get("request"), msg.source)
+            body = {"request": msg.body.get("request"), "hands": [], "hand": None,
+                    "error": f"the hand log cannot answer: {type(exc).__name__}"}
+        self._send_answer(body)
+
+    def _send_answer(self, body: dict[str, Any]) -> None:
+        from engine.wire import MAX_PAYLOAD_BYTES, WireError
+
+        detail = body.get("hand")
+        if detail is not None and len(json.dumps(body, separators=(",", ":"))) > MAX_PAYLOAD_BYTES - 4096:
+            # A very long hand: the steps keep their words, cards and pots; the table picture of
+            # each step is left out rather than the answer (the console says so).
+            for step in detail["steps"]:
+                step["state"] = None
+        try:
+            self._bus.publish(Channel.HISTORY_REPLY, "answer", **body)
+        except WireError:
+            log.exception("the history answer could not be sent")
+
+    def _on_invalid(self, topic_name: str, payload: bytes, exc: Exception) -> None:
+        """A history query the wire contract refused: the console is told why on ``console/history``
+        (nothing was stored; the table does not change)."""
+        from engine.wire import MAX_PAYLOAD_BYTES, WireError, parse_topic
+
+        try:
+            if parse_topic(topic_name).channel is not Channel.COMMAND or len(payload) > MAX_PAYLOAD_BYTES:
+                return
+            doc = json.loads(payload)
+        except (WireError, ValueError, RecursionError):
+            return
+        if not isinstance(doc, dict) or doc.get("kind") != "history" or self._bus is None:
+            return
+        request = doc.get("request")
+        if not isinstance(request, str) or not re.fullmatch(r"[A-Za-z0-9][A-Za-z0-9_.-]{0,63}", request):
+            request = None
+        reason = str(exc).removeprefix(f"{topic_name}: ")
+        self._send_answer({"request": request, "hands": [], "hand": None,
+                           "error": f"history query refused: {reason}"[:500]})
 
     def publish(self, *, again: bool = False) -> None:
         """Publish the state; and the open prompts when they changed (or ``again``: at start and

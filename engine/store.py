@@ -85,6 +85,7 @@ class StoredEvent:
     seq: int
     kind: str
     payload: Mapping[str, Any]
+    recorded_at: str = ""  # when it was stored (UTC, the database's clock)
 
 
 @dataclass(frozen=True, slots=True)
@@ -234,12 +235,12 @@ class _SqlStore:
             with self._lock:
                 rows = self._execute(
                     self._q(
-                        "SELECT event_offset, source, session, seq, kind, payload FROM events "
+                        "SELECT event_offset, source, session, seq, kind, payload, recorded_at FROM events "
                         "WHERE table_id = ? AND event_offset > ? ORDER BY event_offset LIMIT ?"
                     ),
                     (self.table, last, _BATCH),
                 )
-            for offset, source, session, seq, kind, payload in rows:
+            for offset, source, session, seq, kind, payload, recorded_at in rows:
                 try:
                     data = json.loads(payload)
                 except (TypeError, ValueError) as exc:
@@ -249,7 +250,7 @@ class _SqlStore:
                     ) from None
                 if not isinstance(data, dict):
                     raise StoreDamaged(f"the event store's input {offset} is not a JSON object; {RECOVER}")
-                yield StoredEvent(int(offset), source, int(session), int(seq), kind, data)
+                yield StoredEvent(int(offset), source, int(session), int(seq), kind, data, str(recorded_at or ""))
             if len(rows) < _BATCH:
                 return
             last = int(rows[-1][0])

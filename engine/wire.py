@@ -69,6 +69,10 @@ MAX_PAYLOAD_BYTES: Final = 1 << 20
 MAX_COMMAND_BYTES: Final = 4096
 #: Counters are limited to what a JSON number carries exactly in every language.
 MAX_COUNTER: Final = (1 << 53) - 1
+#: The most hands one history query may ask for (a page of the console's history list).
+MAX_HISTORY_PAGE: Final = 50
+#: The longest player name a history search takes (engine.inputs.MAX_NAME is the seating limit).
+MAX_HISTORY_NAME: Final = 40
 
 _ID_RE: Final = re.compile(r"[A-Za-z0-9][A-Za-z0-9_.-]{0,63}")
 _KIND_RE: Final = re.compile(r"[a-z][a-z0-9_]{0,63}")
@@ -105,6 +109,7 @@ class Channel(StrEnum):
     STATE = "public/state"
     PROMPT = "dealer/prompt"
     HISTORY = "history/hand"
+    HISTORY_REPLY = "console/history"
 
 
 class Secrecy(StrEnum):
@@ -216,6 +221,16 @@ CHANNELS: Final[Mapping[Channel, ChannelSpec]] = {
             Secrecy.SECRET,
             False,
             "a finished hand, published only after the pot is awarded",
+        ),
+        ChannelSpec(
+            Channel.HISTORY_REPLY,
+            frozenset({_E}),
+            frozenset({_E, Role.CONSOLE}),
+            1,
+            False,
+            Secrecy.PUBLIC,
+            False,
+            "the engine's answer to a console's history query (finished hands' hole cards; never a live one's)",
         ),
     )
 }
@@ -501,6 +516,64 @@ def _prompt_entry(value: Any, path: str) -> Any:
     )
 
 
+def _history_listing(value: Any, path: str) -> Any:
+    any_object(value, path)
+    return _check_fields(
+        value,
+        (
+            F("hand", ident),
+            F("number", integer(1)),
+            F("variant", text(16)),
+            F("live", boolean),
+            F("label", text(500)),
+            F("players", list_of(list_of(any_json, 2), 10)),
+            F("started", nullable(text(32))),
+            F("ended", nullable(text(32))),
+        ),
+        extra=False,
+        path=path + ".",
+    )
+
+
+def _history_step(value: Any, path: str) -> Any:
+    any_object(value, path)
+    return _check_fields(
+        value,
+        (
+            F("i", integer()),
+            F("kind", text(64)),
+            F("at", nullable(text(32))),
+            F("source", nullable(text(64))),
+            F("text", text(2000)),
+            F("cards", list_of(card_or_unknown, 14)),
+            F("pot", chips),
+            F("street", nullable(text(32))),
+            F("state", nullable(_public_state)),
+        ),
+        extra=False,
+        path=path + ".",
+    )
+
+
+def _history_detail(value: Any, path: str) -> Any:
+    any_object(value, path)
+    return _check_fields(
+        value,
+        (
+            F("hand", ident),
+            F("number", integer(1)),
+            F("variant", text(16)),
+            F("live", boolean),
+            F("hole_cards", boolean),
+            F("steps", list_of(_history_step, 2000)),
+            F("phh", nullable(text(MAX_PAYLOAD_BYTES))),
+            F("log", nullable(list_of(any_object, 2000))),
+        ),
+        extra=False,
+        path=path + ".",
+    )
+
+
 _REGISTRY: dict[tuple[Channel, str], Schema] = {}
 
 
@@ -647,6 +720,35 @@ _DEFAULTS: tuple[tuple[Channel, str, Schema], ...] = (
             (F("op", word), F("seat", nullable(seat_no))),
             extra=True,
             doc="seat, leave, buy-in and the like, between hands",
+        ),
+    ),
+    (
+        Channel.COMMAND,
+        "history",
+        Schema(
+            (
+                F("request", ident),
+                F("hand", nullable(integer(1)), required=False),
+                F("seat", nullable(seat_no), required=False),
+                F("player", nullable(text(MAX_HISTORY_NAME)), required=False),
+                F("before", nullable(integer(1)), required=False),
+                F("limit", integer(1, MAX_HISTORY_PAGE)),
+            ),
+            doc="a history query: the hands that match (newest first, at most 'limit', below hand 'before'), "
+            "and the steps of hand 'hand'; answered on console/history with the same 'request'",
+        ),
+    ),
+    (
+        Channel.HISTORY_REPLY,
+        "answer",
+        Schema(
+            (
+                F("request", nullable(ident)),
+                F("hands", list_of(_history_listing, MAX_HISTORY_PAGE + 1)),
+                F("hand", nullable(_history_detail)),
+                F("error", nullable(text(500))),
+            ),
+            doc="the answer to one history query: a page of hands, one hand's steps, or why it was refused",
         ),
     ),
     (

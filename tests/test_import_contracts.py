@@ -26,7 +26,7 @@ CORES = frozenset({
     "engine", "engine.cards", "engine.events", "engine.floor", "engine.hand", "engine.inputs",
     "engine.irregularities", "engine.phh", "engine.public", "engine.ranking", "engine.rules",
     "engine.scenario", "engine.showdown", "engine.simulate", "engine.streets", "engine.table",
-    "engine.wire", "engine.broker.acl", "engine.broker.passwd", "engine.tomlwrite", "engine.publicstate",
+    "engine.wire", "engine.handlog", "engine.broker.acl", "engine.broker.passwd", "engine.tomlwrite", "engine.publicstate",
     # firmware_bridge: the shoe protocol and the tag registry
     "firmware_bridge", "firmware_bridge.framing", "firmware_bridge.messages", "firmware_bridge.session",
     "firmware_bridge.deck", "firmware_bridge.lossy", "firmware_bridge.vectors",

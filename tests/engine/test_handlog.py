@@ -1,0 +1,51 @@
+"""The history answer's access rules and export, on a real hand's log (engine.handlog, pure)."""
+
+from __future__ import annotations
+
+import tomllib
+
+from dealer_console.scripted import hand_events
+from engine import handlog, phh
+from engine.wire import Role
+
+
+def _answer(role: Role) -> dict:
+    events = hand_events()
+    hand, _ = handlog.steps_of(events, reveal=True, table_id="t1")
+    entry = handlog.entry(hand, "t1-1", [])
+    return handlog.answer({"request": "r", "hand": 1, "limit": 5}, role=role, table_id="t1", index=[entry],
+                          live=None, live_marks=[], fetch=lambda _h: events, hand_id_of=lambda n: f"t1-{n}")
+
+
+def test_a_finished_hands_hole_cards_go_to_the_console_and_never_to_the_monitor() -> None:
+    events = hand_events()
+    down = {e["card"] for e in events if e["type"] == "card_dealt" and not e["face_up"]}
+    shown = {c for e in events if e["type"] == "cards_shown" for c in e["cards"]}
+    burns = {e["card"] for e in events if e["type"] == "card_burned"}
+    console = _answer(Role.CONSOLE)["hand"]
+    named = {c for s in console["steps"] for c in s["cards"]}
+    assert down | burns <= named and console["hole_cards"] and console["phh"] and console["log"]
+    monitor = _answer(Role.MONITOR)["hand"]
+    seen = {c for s in monitor["steps"] for c in s["cards"]}
+    assert not monitor["hole_cards"] and monitor["phh"] is None and monitor["log"] is None
+    assert seen & ((down - shown) | burns) == set() and shown <= seen
+    assert "Burn card" in [s["text"] for s in monitor["steps"]]
+
+
+def test_the_result_step_names_the_winner_and_the_shown_losing_hand() -> None:
+    steps = _answer(Role.CONSOLE)["hand"]["steps"]
+    assert steps[-1]["kind"] == "result"
+    assert "Seat 6 (Eli) wins 133" in steps[-1]["text"] and "Seat 3 (Chen) shown, loses" in steps[-1]["text"]
+
+
+def test_the_phh_export_carries_the_rulings_and_still_reads_back() -> None:
+    hand, steps = handlog.steps_of(hand_events(), reveal=True, table_id="t1")
+    ruling = {"i": 7, "kind": "action_withdrawn", "at": "2026-12-01T16:00:00Z", "source": "console-1",
+              "text": "Ruling: action withdrawn, Seat 3 (Chen)"}
+    text = handlog.export_phh(hand, [*steps[:8], ruling, *steps[8:]])
+    assert "# studtable: step 8, 2026-12-01T16:00:00Z, console-1: Ruling: action withdrawn" in text
+    data = tomllib.loads(text)
+    assert data["_studtable_rulings"] == ["step 8, 2026-12-01T16:00:00Z, console-1: Ruling: action withdrawn, "
+                                          "Seat 3 (Chen)"]
+    assert phh.loads(text).hand.is_over  # the plain play replays as before
+    assert handlog.export_phh(hand, steps) == phh.dumps(hand)  # no ruling: plain PHH
