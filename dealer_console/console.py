@@ -175,7 +175,7 @@ class ConsoleWindow(QMainWindow):
         self.action_refusal = RefusalLabel("action")
         left.addWidget(self.action_refusal)
         self.showdown = ShowdownPanel()
-        for b in (self.showdown.show_button, self.showdown.pick_button, self.showdown.muck_button):
+        for b in self.showdown.buttons:
             self.tap_guard.guard(b)
         left.addWidget(self.showdown)
         self.next_hand = QPushButton("Next hand")
@@ -229,6 +229,7 @@ class ConsoleWindow(QMainWindow):
         self._picker_for: tuple[str, int | None] | None = None
         self.sent = 0  # commands sent from this screen
         self._shown_error: object = None
+        self._sent_from: dict[str, str] = {}  # command kind -> the panel of the control that last sent it
 
         # wiring: models -> widgets, widgets -> commands
         model.stateChanged.connect(self.on_state)
@@ -243,10 +244,14 @@ class ConsoleWindow(QMainWindow):
         self.manual.wants_picker.connect(self._pick_manual)
         self.showdown.show_known.connect(lambda seat: self._send("show", lambda: self.commands.show(seat, [])))
         self.showdown.muck.connect(lambda seat: self._send("muck", lambda: self.commands.muck(seat)))
+        # RRoP 3.3(d), 3.6: a kill is the dealer's report; the engine opens its prompt to confirm first.
+        self.showdown.kill.connect(lambda seat: self._send(
+            "report", lambda: self.commands.report("showdown_kill", seat), area="showdown"))
         self.showdown.pick.connect(self._pick_shown)
         self.picker.picked.connect(self._picked)
         self.picker.cancelled.connect(self._close_picker)
-        self.next_hand.clicked.connect(lambda: self._send("table", lambda: self.commands.table("start_hand", None)))
+        self.next_hand.clicked.connect(lambda: self._send("table", lambda: self.commands.table("start_hand", None),
+                                                           area="action"))
         self.seating.command.connect(
             lambda op, seat, fields: self._send("table", lambda: self.commands.table(op, seat, **fields)))
         self.on_state()
@@ -298,7 +303,8 @@ class ConsoleWindow(QMainWindow):
         if err.get("source") != self.model.health.self_device:
             return
         self._shown_error = err
-        area = REFUSAL_AREA.get(str(err.get("input")), "action")
+        kind = str(err.get("input"))
+        area = self._sent_from.get(kind) or REFUSAL_AREA.get(kind, "action")
         self.refusals[area].show_reason(str(err.get("reason") or "refused"))
 
     def on_prompts(self) -> None:
@@ -331,11 +337,13 @@ class ConsoleWindow(QMainWindow):
             w.setEnabled(ok)
 
     # -- view -> commands -----------------------------------------------------
-    def _send(self, kind: str, send: Callable[[], object]) -> None:
+    def _send(self, kind: str, send: Callable[[], object], area: str | None = None) -> None:
+        """Send a command; its refusal shows in ``area`` (default: the kind's, ``REFUSAL_AREA``)."""
         if not self.model.controls_enabled:
             return
         for r in self.refusals.values():
             r.show_reason(None)
+        self._sent_from[kind] = area or REFUSAL_AREA.get(kind, "action")
         send()
         self.sent += 1
 

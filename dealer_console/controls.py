@@ -227,11 +227,13 @@ class CardPicker(QWidget):
 
 
 class ShowdownPanel(QWidget):
-    """The seat to show (the engine's order, 002 3.6): show as dealt, pick the cards, or muck."""
+    """The seat to show (the engine's order, 002 3.6): show as dealt, pick the cards, muck, or kill
+    (002 3.3(d): a hand without the proper number of cards is dead; the engine asks to confirm)."""
 
     show_known = Signal(int)  # seat: show the cards the shoe and camera identified
     pick = Signal(int)  # seat: the dealer keys the shown cards on the picker
     muck = Signal(int)
+    kill = Signal(int)
 
     def __init__(self, parent: QWidget | None = None) -> None:
         from dealer_console.widgets import _font
@@ -252,7 +254,8 @@ class ShowdownPanel(QWidget):
         self.show_button = button("Show hand", "showdown.show", height=64, px=24, style=big.format("#1f6e3a"))
         self.pick_button = button("Key shown cards", "showdown.pick", height=64, px=20, style=big.format("#24527a"))
         self.muck_button = button("Muck", "showdown.muck", height=64, px=24, style=big.format("#8e2323"))
-        for b in (self.show_button, self.pick_button, self.muck_button):
+        self.kill_button = button("Kill hand", "showdown.kill", height=64, px=20, style=big.format("#4a1f5c"))
+        for b in self.buttons:
             b.setSizePolicy(QSizePolicy.Policy.Expanding, QSizePolicy.Policy.Fixed)
             h.addWidget(b)
         v.addLayout(h)
@@ -262,6 +265,11 @@ class ShowdownPanel(QWidget):
         self.show_button.clicked.connect(lambda: self.seat is not None and self.show_known.emit(self.seat))
         self.pick_button.clicked.connect(lambda: self.seat is not None and self.pick.emit(self.seat))
         self.muck_button.clicked.connect(lambda: self.seat is not None and self.muck.emit(self.seat))
+        self.kill_button.clicked.connect(lambda: self.seat is not None and self.kill.emit(self.seat))
+
+    @property
+    def buttons(self) -> tuple[QPushButton, ...]:
+        return self.show_button, self.pick_button, self.muck_button, self.kill_button
 
     def set_snapshot(self, snap: TableSnapshot) -> bool:
         """Show the panel for the seat to show; False (hidden) outside a showdown."""
@@ -512,10 +520,14 @@ class SeatingPage(QWidget):
         self.keyboard.setVisible(mode == "seat")
         self.amount.setVisible(mode in ("seat", "add_chips"))
         self.numpad.setVisible(mode in ("seat", "add_chips"))
-        self.confirm.setVisible(mode is not None)
         self.cancel.setVisible(mode is not None)
         self.form_title.setText({"seat": f"Seat {seat}: the player's name and buy-in",
-                                 "add_chips": f"Seat {seat}: chips to add"}.get(mode or "", "Choose a seat"))
+                                 "add_chips": f"Seat {seat}: chips to add",
+                                 "move": f"Seat {seat} changes seats: tap Move here at an open seat (the stack "
+                                         "goes along)"}.get(mode or "", "Choose a seat"))
+        self.confirm.setVisible(mode in ("seat", "add_chips"))
+        if self.rows:
+            self.set_snapshot(self.snapshot)  # Sit down <-> Move here at the open seats
 
     def _type_name(self, ch: str) -> None:
         t = self.name.text()
@@ -553,8 +565,8 @@ class SeatingPage(QWidget):
                 row = QHBoxLayout()
                 row.addWidget(lbl, 1)
                 buttons: dict[str, QPushButton] = {}
-                for op, text in (("sit-down", "Sit down"), ("add-chips", "Add chips"), ("sit-out", "Sit out"),
-                                 ("sit-in", "Sit in"), ("leave", "Leave")):
+                for op, text in (("sit-down", "Sit down"), ("move-here", "Move here"), ("add-chips", "Add chips"),
+                                 ("move", "Move"), ("sit-out", "Sit out"), ("sit-in", "Sit in"), ("leave", "Leave")):
                     b = button(text, f"seat.{n}.{op}", px=14)
                     b.setMinimumWidth(70)
                     b.clicked.connect(lambda _=False, n=n, op=op: self._tap(n, op))
@@ -568,13 +580,18 @@ class SeatingPage(QWidget):
             out = s is not None and s.status == "sitting_out"
             lbl.setText(f"Seat {n}   {s.name}   {s.stack:,}" + ("   (sitting out)" if out else "")
                         if s is not None and taken else f"Seat {n}   open")
-            buttons["sit-down"].setVisible(not taken)
+            moving = self.mode == "move"
+            buttons["sit-down"].setVisible(not taken and not moving)
+            buttons["move-here"].setVisible(not taken and moving)
             buttons["add-chips"].setVisible(taken)
+            buttons["move"].setVisible(taken)
             buttons["sit-out"].setVisible(taken and not out)
             buttons["sit-in"].setVisible(taken and out)
             buttons["leave"].setVisible(taken)
-            for b in buttons.values():
-                b.setEnabled(between)
+            for op, b in buttons.items():
+                # A seat change is offered during a hand too, so that the engine says why it must wait
+                # (RRoP 3.1: seats change between hands only); the rest wait for the hand's end.
+                b.setEnabled(between or op in ("move", "move-here"))
         if not hasattr(self, "_stretched"):
             self.rows_box.addStretch(1)
             self._stretched = True
@@ -585,5 +602,13 @@ class SeatingPage(QWidget):
             self._begin("seat", seat)
         elif op == "add-chips":
             self._begin("add_chips", seat)
+        elif op == "move":
+            self._begin("move", seat)
+        elif op == "move-here":
+            source = self.seat
+            self._begin(None, None)
+            if source is not None:
+                # RRoP 3.1: the engine moves the player with the stack, between hands only.
+                self.command.emit("move", source, {"to": seat})
         else:
             self.command.emit(op.replace("-", "_"), seat, {})

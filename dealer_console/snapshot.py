@@ -53,6 +53,7 @@ class SeatView:
     cards: tuple[CardView, ...]
     in_hand: bool
     shown: bool
+    last_action: str = ""  # what it did last this betting round, in the engine's words
 
     @property
     def up(self) -> tuple[str, ...]:
@@ -221,6 +222,7 @@ def _seat(raw: Mapping[str, Any]) -> SeatView:
         cards=cards,
         in_hand=bool(raw.get("in_hand", bool(cards))),
         shown=shown,
+        last_action=_str(raw.get("last_action")),
     )
 
 

@@ -94,6 +94,23 @@ def dimmed(pm: QPixmap, opacity: float = 0.35) -> QPixmap:
 # --------------------------------------------------------------------------- the table
 
 
+#: a seat's last action in a narrow header (the tooltip keeps the engine's words)
+SHORT_DID = {"brought in": "bring", "completed to": "compl.", "raised to": "raise", "called": "call",
+             "checked": "check", "folded": "fold"}
+
+
+def seat_word(seat: SeatView, won: int = 0) -> str:
+    """The word in a seat's header: what it won, where it stands (a losing hand that was shown is
+    SHOWN, not MUCKED: issue 21, 11), else what it did this betting round (the engine's words)."""
+    if won:
+        return f"WINS {won:,}"
+    if seat.status == "mucked" and seat.shown:
+        return "SHOWN"
+    word = {"folded": "FOLDED", "mucked": "MUCKED", "all_in": "ALL IN", "sitting_out": "SITTING OUT"}.get(
+        seat.status, "")
+    return word or seat.last_action
+
+
 class SeatWidget(QFrame):
     """One seat: name and stack over the row of cards as a dealer lays them."""
 
@@ -123,18 +140,19 @@ class SeatWidget(QFrame):
         self.name.setFont(_font(name_px, True))
         self.stack.setFont(_font(name_px, True))
         self.status.setFont(_font(max(10, round(name_px * 0.8)), True))
+        self.status.setAccessibleName(f"seat.{number}.status")
         self.empty = seat is None or (not seat.name and not seat.in_hand)
         if self.empty or seat is None:
             self.name.setText(f"{number}  open")
             self.stack.setText("")
             self.status.setText("")
+            self.status.setToolTip("")
             cards: list[tuple[str | None, bool]] = []
         else:
             self.name.setText(f"{seat.seat}  {seat.name}")
             self.stack.setText(f"{seat.stack:,}")
-            self.status.setText(f"WINS {won:,}" if won else {
-                "folded": "FOLDED", "mucked": "MUCKED", "all_in": "ALL IN", "sitting_out": "SITTING OUT"
-            }.get(seat.status, ""))
+            self.status.setText(seat_word(seat, won))
+            self.status.setToolTip(self.status.text())
             cards = [(c.code, c.up) for c in seat.cards]
         while len(self.cards) < len(cards):
             lbl = QLabel(self)
@@ -156,7 +174,10 @@ class SeatWidget(QFrame):
         restyle(self.name, f"color: {'#111' if acting else colour}; background: transparent;")
         restyle(self.stack, f"color: {'#111' if acting else '#ffe9a8' if not out else colour};"
                                  " background: transparent;")
-        restyle(self.status, f"color: {'#7ee2a1' if won else '#ffb4a8'}; background: transparent;")
+        word = self.status.text()
+        tone = ("#111" if acting else "#7ee2a1" if won else "#ffe9a8" if word == "SHOWN"
+                else "#bfe3ff" if seat is not None and word == seat.last_action else "#ffb4a8")
+        restyle(self.status, f"color: {tone}; background: transparent;")
         self._layout()
         self.update()
 
@@ -181,9 +202,13 @@ class SeatWidget(QFrame):
         sx = 10 + name_w + 10
         room = max(0, w - 10 - stack_w - 8 - sx)
         text = self.status.text()
-        short = {"FOLDED": "FOLD", "MUCKED": "MUCK", "SITTING OUT": "OUT", "ALL IN": "ALL IN"}
+        short = {"FOLDED": "FOLD", "MUCKED": "MUCK", "SITTING OUT": "OUT", "ALL IN": "ALL IN", "SHOWN": "SHOWN"}
         if self.status.fontMetrics().horizontalAdvance(text) > room and text in short:
             self.status.setText(short[text])  # a narrow seat gets the short word, not a clipped one
+        elif self.status.fontMetrics().horizontalAdvance(text) > room and self.view is not None \
+                and text == self.view.last_action:  # a narrow seat: "raised to 10" -> "raise 10"
+            verb, _, amount = text.rpartition(" ") if text[-1:].isdigit() else (text, "", "")
+            self.status.setText(f"{SHORT_DID.get(verb, verb)} {amount}".strip())
         self.status.setGeometry(sx, 3, room, header)
         self.status.setAlignment(Qt.AlignmentFlag.AlignLeft | Qt.AlignmentFlag.AlignVCenter)
         self.status.raise_()

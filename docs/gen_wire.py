@@ -27,7 +27,7 @@ END = "<!-- end of generated example -->"
 
 
 def example() -> dict[str, Any]:
-    """The ``public/state`` message of a two-seat table after third street, as decoded JSON."""
+    """The ``public/state`` message of a two-seat table on third street after the bring-in, as decoded JSON."""
     floor, _ = build_floor(
         {
             "id": "t1", "variant": "F7S", "ante": 1, "bring_in": 2, "small_bet": 5, "big_bet": 10,
@@ -36,11 +36,12 @@ def example() -> dict[str, Any]:
     )
     for code in ("As", "Kd", "Qh", "2c", "7h", "9d"):
         floor.handle({"kind": "shoe_card", "card": code})
+    floor.handle({"kind": "action", "seat": 1, "action": "bring_in", "amount": 2})  # the 7h is low
     extra = {
         "prompts": floor.open_prompts(),
         "devices": {"cam-1": {"online": True}, "shoe-1": {"online": True}},
         "last_error": None,
-        "input": {"source": "shoe-1", "session": 3, "seq": 6},
+        "input": {"source": "console-1", "session": 2, "seq": 41},
         "shoe_active": True,
         "camera_active": True,
     }

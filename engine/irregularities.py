@@ -369,6 +369,20 @@ RULES: Final[tuple[Rule, ...]] = (
         (CONFIRM,),
     ),
     Rule(
+        "dead.showdown-kill",
+        "002 3.3(d); 3.6",
+        "Hand killed at the showdown",
+        "reported",
+        "the dealer kills the hand of the seat to show (showdown.kill on the console): it does not hold the "
+        "proper number of cards (3.3(d)), or the floor rules it dead; only at the showdown, and the dealer "
+        "confirms before it changes anything",
+        "Seat {seat}'s hand is killed at the showdown: it is dead and cannot win any part of the pot. The "
+        "showdown goes on without it.",
+        (_o("confirm", "Kill the hand", "the hand is dead (a HandKilled event); the next seat shows"),
+         _o("keep", "Keep it live", "nothing changes: the seat shows or mucks")),
+        blocks=("deal", "action"),
+    ),
+    Rule(
         "dead.retrieve-mucked",
         "002 3.3 (muck)",
         "Hand thrown into the muck",

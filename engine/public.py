@@ -12,6 +12,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from engine.events import ActionWithdrawn, PlayerAction
 from engine.hand import Hand, Phase, SeatState, Street
 from engine.publicstate import (
     STATE_VERSION,
@@ -27,10 +28,43 @@ from engine.publicstate import (
 )
 from engine.table import Table, TableSeat
 
-__all__ = ["STATE_VERSION", "public_seat", "public_state", "public_tree"]
+__all__ = ["STATE_VERSION", "public_seat", "public_state", "public_tree", "round_actions"]
 
 
-def public_seat(hand: Hand | None, ts: TableSeat | None, s: SeatState | None) -> SeatView:
+_DID = {"bring_in": "brought in", "complete": "completed to", "bet": "bet", "raise": "raised to"}
+
+
+def round_actions(hand: Hand) -> dict[int, str]:
+    """Each seat's last action this betting round, in words (issue 21, 5): from the hand's own
+    events since the street began (``street_start``), so a new street clears them; none outside
+    the betting and the deal (the showdown has no round).  A call names the level it matched."""
+    if hand.phase not in (Phase.BETTING, Phase.DEALING):
+        return {}
+    words: dict[int, list[str]] = {}
+    level = 0
+    total: dict[int, int] = {}
+    for e in hand.events[hand.street_start:]:
+        if isinstance(e, ActionWithdrawn):  # RRoP 3.5: taken back, as if never made
+            if words.get(e.seat):
+                words[e.seat].pop()
+            continue
+        if not isinstance(e, PlayerAction):
+            continue
+        said = words.setdefault(e.seat, [])
+        if e.action == "fold":
+            said.append("folded")
+        elif e.action == "check":
+            said.append("checked")
+        elif e.action == "call":
+            total[e.seat] = level if e.amount is None else total.get(e.seat, 0) + e.amount
+            said.append(f"called {total[e.seat]}")
+        elif e.action in _DID and e.amount is not None:
+            level = total[e.seat] = e.amount
+            said.append(f"{_DID[e.action]} {e.amount}")
+    return {seat: said[-1] for seat, said in words.items() if said}
+
+
+def public_seat(hand: Hand | None, ts: TableSeat | None, s: SeatState | None, last_action: str = "") -> SeatView:
     """One seat as a player sees it: ``ts`` from the table, ``s`` from the hand (either may be missing)."""
     number = ts.seat if ts is not None else s.seat if s else 0
     name = ts.name if ts is not None else (s.name if s else "")
@@ -61,6 +95,7 @@ def public_seat(hand: Hand | None, ts: TableSeat | None, s: SeatState | None) ->
         # Down cards become public only when their player shows them.
         [str(c) for c in s.down] if s.shown else [],
         [CardView(str(c) if (up or s.shown) else "??", up) for c, up in s.cards],
+        last_action,
     )
 
 
@@ -73,7 +108,9 @@ def public_tree(
     config = hand.config if hand else (table.config if table else None)
     in_hand = {s.seat: s for s in hand.seats} if hand else {}
     seat_numbers = sorted(set(table.seats) | set(in_hand)) if table else sorted(in_hand)
-    seats = [public_seat(hand, table.seats.get(n) if table else None, in_hand.get(n)) for n in seat_numbers]
+    did = round_actions(hand) if hand is not None else {}
+    seats = [public_seat(hand, table.seats.get(n) if table else None, in_hand.get(n), did.get(n, ""))
+             for n in seat_numbers]
     game = None
     if config is not None:
         game = GameView(

@@ -68,6 +68,9 @@ class SeatView:
     down_count: int
     shown: list[str]  # down cards shown at the showdown
     cards: list[CardView]  # in deal order
+    # What the seat did last this betting round, in words ("checked", "called 5", "raised to 10",
+    # "brought in 2", "completed to 5", "bet 5", "folded"); "" before it acts and at each new street.
+    last_action: str = ""
 
 
 @dataclass(frozen=True, slots=True)

@@ -32,6 +32,8 @@ REPORT_ALIASES = {
     "wrong-bring-in": "stud.wrong-bring-in",
     "burn-error": "stud.burn-error",
     "extra-card": "deal.extra-card-before-betting",
+    "showdown-kill": "dead.showdown-kill",
+    "kill": "dead.showdown-kill",
 }
 
 
@@ -65,6 +67,15 @@ class ReportsMixin(FloorState):
                 " the hand is live until discarded [RRoP stud 10]",
                 "RRoP stud 10",
             )
+        if rule_id == "dead.showdown-kill" and hand is not None:
+            # RRoP 3.3, 3.6: the dealer kills a hand at the showdown, a live one, and says which.
+            if hand.phase is not Phase.SHOWDOWN:
+                raise FloorError("a hand is killed from the console at the showdown only; before it, report "
+                                 "what happened (the hand folds, or a ruling kills it) [RRoP 3.3]", "RRoP 3.3")
+            if seat is None:
+                raise FloorError("say which seat's hand is killed", "RRoP 3.3", field="seat")
+            if not hand.seat(seat).live:
+                raise FloorError(f"seat {seat}'s hand is already out of the showdown", "RRoP 3.3", field="seat")
         if rule_id == "deck.boxed-card" and hand is not None:
             code = "?" if inp.card is None else str(inp.card)
             boxed = [c for h, c in self.boxed_cards if h == hand.hand_id]

@@ -123,6 +123,16 @@ class RulingsMixin(FloorState):
     def _rule_dead_clock(self, p: Prompt, option: str, out: FloorOutputs) -> None:
         self._apply(HandKilled(p.seats[0], p.rule.id), out)
 
+    def _rule_dead_showdown_kill(self, p: Prompt, option: str, out: FloorOutputs) -> None:
+        # RRoP 3.3(d): "The hand does not contain the proper number of cards" - dead; 3.6: the dealer
+        # kills hands before the pot is awarded.  Only while the showdown is still on.
+        if option != "confirm":
+            return
+        hand = self._live_hand()
+        if hand.phase is not Phase.SHOWDOWN:
+            raise FloorError("the showdown is over: there is no hand to kill [RRoP 3.3]", "RRoP 3.3")
+        self._apply(HandKilled(p.seats[0], p.rule.id), out)
+
     def _rule_deck_duplicate_card(self, p: Prompt, option: str, out: FloorOutputs) -> None:
         self._void(p.rule.id, out)
 
@@ -311,6 +321,7 @@ EFFECTS: dict[str, Effect] = {
     "stud.seven-card-limit": RulingsMixin._rule_stud_seven_card_limit,
     "dead.joker": RulingsMixin._rule_dead_joker,
     "dead.clock": RulingsMixin._rule_dead_clock,
+    "dead.showdown-kill": RulingsMixin._rule_dead_showdown_kill,
     "deck.duplicate-card": RulingsMixin._rule_deck_duplicate_card,
     "deck.foreign-card": RulingsMixin._rule_deck_foreign_card,
     "deck.unknown-tag": RulingsMixin._rule_deck_unknown_tag,
