@@ -10,7 +10,7 @@ or ``[monitor]``)::
     password = "..."
     device = "console-1"                   # this screen's device id on the bus
     engine_device = "engine"
-    history_db = "/var/lib/studtable/t1.sqlite"
+    export_dir = "~/studtable-hands"       # where the history page writes an exported hand (PHH and JSON)
     decks_dir = "~/.local/share/studtable/decks"
     shoe_port = "..."                      # no longer used: the bridge owns the shoe's port
     deck_art = "anglo"                     # Aisleriot deck drawn on screen
@@ -36,7 +36,8 @@ class AppConfig:
     password: str = ""
     device: str = ""
     engine_device: str = "engine"
-    history_db: str = ""
+    history_db: str = ""  # no longer used: hand history comes from the engine over the bus (see run)
+    export_dir: str = ""
     decks_dir: str = ""
     shoe_port: str = ""
     shoe_baud: int = 115200
@@ -87,6 +88,20 @@ class AppConfig:
                             key="broker.credentials" if self.from_table else "broker_dir")
 
 
+def retired_settings(cfg: AppConfig) -> list[str]:
+    """One line per setting the config still names that does nothing now, saying what to do."""
+    from engine.configfile import ConfigFileError
+
+    lines = []
+    if cfg.history_db:
+        # The store holds every live hole card: no screen opens it (docs/security.md).
+        lines.append(ConfigFileError(
+            cfg.config_file or None, "history_db", "is not used any more: the console does not open the engine's "
+            "store (it holds every live hole card); hand history comes from the engine over the bus",
+            "delete the history_db line").line())
+    return lines
+
+
 def run(role: Role, cfg: AppConfig) -> int:
     """Open the window for ``role`` and run until it is closed."""
     import sys
@@ -124,16 +139,19 @@ def run(role: Role, cfg: AppConfig) -> int:
         import logging
 
         from dealer_console.console import ConsoleWindow
-        from dealer_console.history import StoreHistory
+        from dealer_console.edge import BusHistory
 
-        history = StoreHistory(Path(cfg.history_db).expanduser(), cfg.table) if cfg.history_db else None
+        for line in retired_settings(cfg):
+            logging.getLogger(__name__).warning("%s", line)
+        history = BusHistory(edge)
         if cfg.shoe_port:
             # The bridge owns the shoe's serial port at a real table; two openers would fight over it.
             logging.getLogger(__name__).warning(
                 "console: shoe_port = %r is not used any more; the shoe bridge owns the port. Enroll a deck with "
                 "`studtable deck enroll --port %s` while the bridge is stopped", cfg.shoe_port, cfg.shoe_port)
         window = ConsoleWindow(model, Commands(edge), images=images, history=history, tag_source=None,
-                               decks_dir=str(Path(cfg.decks_dir).expanduser()) if cfg.decks_dir else None)
+                               decks_dir=str(Path(cfg.decks_dir).expanduser()) if cfg.decks_dir else None,
+                               export_dir=cfg.export_dir or None)
     edge.start()
     show_on(window, fullscreen=cfg.fullscreen or role is Role.MONITOR, index=cfg.screen)
     try:

@@ -39,7 +39,7 @@ from dealer_console.controls import (
 from dealer_console.edge import REPORTS, Commands
 from dealer_console.enroll import EnrollWizard, TagSource
 from dealer_console.history import HistorySource
-from dealer_console.history_view import HistoryBrowser
+from dealer_console.history_view import DEFAULT_EXPORT_DIR, HistoryBrowser
 from dealer_console.model import TableModel
 from dealer_console.snapshot import OptionView
 from dealer_console.widgets import (
@@ -99,7 +99,7 @@ class ConsoleWindow(QMainWindow):
     def __init__(self, model: TableModel, commands: Commands, *, images: CardImages | None = None,
                  history: HistorySource | None = None,
                  tag_source: Callable[[], TagSource] | None = None, decks_dir: str | None = None,
-                 title: str = "studtable dealer console", tap_guard_s: float = 0.4) -> None:
+                 export_dir: str | None = None, title: str = "studtable dealer console", tap_guard_s: float = 0.4) -> None:
         super().__init__()
         self.model = model
         self.commands = commands
@@ -216,7 +216,7 @@ class ConsoleWindow(QMainWindow):
 
         self.seating = SeatingPage()
         self.pages.addWidget(self.seating)
-        self.history = HistoryBrowser(history, self.images)
+        self.history = HistoryBrowser(history, self.images, export_dir=export_dir or DEFAULT_EXPORT_DIR)
         self.pages.addWidget(self.history)
         self.enroll = EnrollWizard(self.images, tag_source, decks_dir)
         self.pages.addWidget(self.enroll)

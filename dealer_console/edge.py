@@ -15,8 +15,10 @@ which is the only thread crossing in the console.
 
 from __future__ import annotations
 
+import itertools
 import logging
 import time
+from collections.abc import Callable, Mapping
 from typing import Any, Protocol
 
 from PySide6.QtCore import QObject, Signal
@@ -30,7 +32,7 @@ log = logging.getLogger(__name__)
 
 #: what each role subscribes to (the broker's ACL would refuse more)
 SUBSCRIPTIONS: dict[Role, tuple[Channel, ...]] = {
-    Role.CONSOLE: (Channel.STATE, Channel.PROMPT, Channel.AVAIL, Channel.BIRTH),
+    Role.CONSOLE: (Channel.STATE, Channel.PROMPT, Channel.AVAIL, Channel.BIRTH, Channel.HISTORY_REPLY),
     Role.MONITOR: (Channel.STATE, Channel.AVAIL),
 }
 
@@ -147,6 +149,37 @@ class BusEdge(QObject):
 
     def _message(self, msg: Message) -> None:
         self.received.emit(msg)
+
+
+class BusHistory(QObject):
+    """The history page's source: a ``history`` query on ``console/command``, answered by the engine
+    on ``console/history`` (which only the console role may read).  The console never opens the
+    engine's store (docs/security.md): the engine answers from its hand log with the access rules
+    of this role.  ``reply`` is called on the GUI thread with the answer's body; a query the wire
+    contract refuses is answered at once with the reason, and nothing is sent."""
+
+    def __init__(self, edge: BusEdge, parent: QObject | None = None) -> None:
+        super().__init__(parent)
+        self.edge = edge
+        self._pending: dict[str, Callable[[Mapping[str, Any]], None]] = {}
+        self._ids = itertools.count(1)
+        edge.received.connect(self._received)
+
+    def ask(self, query: Mapping[str, Any], reply: Callable[[Mapping[str, Any]], None]) -> None:
+        request = f"{self.edge.device}.{self.edge.session % 100000}.{next(self._ids)}"
+        try:
+            self.edge.send("history", request=request, **dict(query))
+        except WireError as exc:
+            reply({"request": request, "hands": [], "hand": None, "error": f"history query refused: {exc}"})
+            return
+        self._pending[request] = reply
+
+    def _received(self, msg: Message) -> None:
+        if msg.channel is not Channel.HISTORY_REPLY:
+            return
+        reply = self._pending.pop(str(msg.body.get("request")), None)
+        if reply is not None:
+            reply(msg.body)
 
 
 #: the name the console's network edge had before it was built on BusClient

@@ -64,7 +64,7 @@ def render(out_dir: Path, states_file: Path | None = None) -> list[Path]:
         if not engine_up:
             model.apply_message(Message("t1", Channel.AVAIL, AVAILABILITY_OFFLINE, "engine", None, None, {}))
         w = ConsoleWindow(model, Commands(MemorySink()), images=images,
-                          history=MemoryHistory({"1": hand_events()}, {"1": "Hand 1 · stud 5-10 · Eli wins 133"}))
+                          history=MemoryHistory({"1": hand_events()}))
         w.resize(*size)
         w.show_page(page)
         if page == 2:

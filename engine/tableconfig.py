@@ -164,8 +164,6 @@ class TableConfig:
         screen = next((s for s in self.screens if s.role == role), None)
         part: dict[str, Any] = {"table": self.table, "broker": self.broker, "broker_dir": self.credentials,
                                 "engine_device": self.engine_device, "device": f"{role}-1"}
-        if "://" not in self.store:
-            part["history_db"] = self.store
         if self.shoe is not None and role == "console":
             part["shoe_port"], part["shoe_baud"] = self.shoe.port, self.shoe.baud
         if self.shoe is not None and self.shoe.decks_dir:

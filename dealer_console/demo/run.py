@@ -118,7 +118,7 @@ class ConsoleScreen:
     def __init__(self, stack: TableStack, opts: DemoOptions, device: str = DEALER_CONSOLE) -> None:
         from dealer_console.cards import CardImages
         from dealer_console.console import ConsoleWindow
-        from dealer_console.edge import BusEdge, Commands
+        from dealer_console.edge import BusEdge, BusHistory, Commands
         from dealer_console.model import TableModel
 
         user, password = stack.broker.login(Role.CONSOLE)
@@ -127,7 +127,8 @@ class ConsoleScreen:
         self.model = TableModel(engine_device=ENGINE_DEVICE, self_device=device)
         self.edge.received.connect(self.model.apply_message)
         self.edge.connectionChanged.connect(self.model.set_broker)
-        self.window = ConsoleWindow(self.model, Commands(self.edge), images=CardImages("anglo"))
+        self.window = ConsoleWindow(self.model, Commands(self.edge), images=CardImages("anglo"),
+                                    history=BusHistory(self.edge))
         self.window.resize(1280, 800)
         self.edge.start()
         self.window.show()

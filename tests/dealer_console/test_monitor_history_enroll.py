@@ -90,7 +90,7 @@ def test_history_replay_steps_show_the_pot(qtbot: Any, images: CardImages) -> No
     browser = HistoryBrowser(MemoryHistory({"1": hand_events()}), images)
     qtbot.addWidget(browser)
     browser.reload()
-    assert browser.hands.count() == 1 and browser.step_list.count() == len(hand_events())
+    assert browser.hands.count() == 1 and browser.step_list.count() == len(hand_events()) + 1  # + the result
     row = next(i for i, s in enumerate(browser.steps) if s.text == "Seat 6 (Eli) raises to 10")
     browser.step_list.setCurrentRow(row)
     assert browser.pot.text() == "Pot 48 · fourth street"
@@ -106,7 +106,7 @@ def test_history_without_a_log_says_so(qtbot: Any, images: CardImages) -> None:
     browser = HistoryBrowser(None, images)
     qtbot.addWidget(browser)
     browser.reload()
-    assert "No hand log" in browser.message.text() and browser.hands.count() == 0
+    assert "no connection to the engine" in browser.message.text() and browser.hands.count() == 0
 
 
 class FakeShoe:

@@ -6,9 +6,10 @@ import copy
 from typing import Any
 
 from dealer_console.health import DeviceHealth, age_text
-from dealer_console.history import replay_steps
+from dealer_console.history import steps as replay_steps
 from dealer_console.scripted import hand_events
 from dealer_console.snapshot import read_prompts, read_state
+from engine.handlog import steps_of
 
 
 def by_label(recorded: list[dict[str, Any]], label: str, street: str | None = None) -> dict[str, Any]:
@@ -117,10 +118,11 @@ def test_engine_device_summary_fills_devices_we_cannot_read() -> None:
 
 
 def test_history_replay_pot_at_each_step(recorded: list[dict[str, Any]]) -> None:
-    steps = replay_steps(hand_events())
+    _, folded = steps_of(hand_events(), reveal=True, table_id="t1")
+    steps = replay_steps({"steps": folded})
     live = [r["state"]["pot"] for r in recorded]
     # every step before the award shows the pot the engine published live at that point
-    assert [s.pot for s in steps[:-1]] == live[:-1]
-    assert steps[-1].pot == 133  # after the award: what was awarded
+    assert [s.pot for s in steps[:-2]] == live[:-1]
+    assert steps[-1].kind == "result" and steps[-1].pot == 133  # the result: what was awarded
     complete = next(s for s in steps if s.text == "Seat 3 (Chen) completes to 5")
     assert complete.pot == 13 and complete.street == "third street"
