@@ -35,7 +35,14 @@ MAX_CHIPS = 100_000_000
 MAX_SEAT = 10
 MAX_TEXT = 200  # a report's note, a device id, a prompt or option id
 
-TABLE_OPS = ("seat", "leave", "move", "add_chips", "sit_out", "sit_in", "start_hand")
+TABLE_OPS = ("seat", "leave", "move", "add_chips", "sit_out", "sit_in", "start_hand", "game")
+#: What a ``game`` table op may change (``engine.rules.GameConfig``'s fields; the rest stay as they are).
+GAME_FIELDS = ("variant", "ante", "bring_in", "small_bet", "big_bet", "max_raises", "rules", "min_buy_in")
+GAME_VARIANTS = ("F7S", "F7S/8", "FR", "stud", "stud8", "stud-8", "razz")
+CORRECTION_OPS = ("undo",)
+#: The floor's authority on a correction, as the engine service found it (the PIN itself is never
+#: stored): ``ok`` the floor PIN matched, ``wrong`` it did not, ``unset`` the table has none.
+FLOOR_AUTHORITY = ("ok", "wrong", "unset")
 ACTIONS = ("fold", "check", "call", "bring_in", "complete", "bet", "raise")
 SHOE_STATUSES = ("ok", "unknown_tag", "foreign_deck", "duplicate")
 # gap: messages skipped; restart: a device restarted and may have lost some; forged: a message
@@ -77,9 +84,12 @@ class TableOp(Input):
     name: str = ""
     amount: int = 0
     to: int | None = None  # move: the seat the player changes to (RRoP 3.1)
+    game: Mapping[str, Any] | None = None  # game: the fields that change, from the next hand
 
     def to_json(self) -> dict[str, Any]:
         data: dict[str, Any] = {"kind": self.kind, "op": self.op}
+        if self.game is not None:
+            data["game"] = dict(self.game)
         if self.seat is not None:
             data["seat"] = self.seat
         if self.to is not None:
@@ -258,6 +268,24 @@ class SourceStatus(Input):
         return data
 
 
+@dataclass(frozen=True, slots=True)
+class Correction(Input):
+    """The dealer undoes one of the hand's inputs (``input``: its number in the hand, as the
+    public state's ``dealer_inputs`` lists it); recorded, never a deletion (engine/floor/undo.py)."""
+
+    kind: ClassVar[str] = "correction"
+    op: str
+    hand: int
+    input: int
+    floor: str | None = None  # FLOOR_AUTHORITY; None: no PIN given
+
+    def to_json(self) -> dict[str, Any]:
+        data: dict[str, Any] = {"kind": self.kind, "op": self.op, "hand": self.hand, "input": self.input}
+        if self.floor is not None:
+            data["floor"] = self.floor
+        return data
+
+
 SENSOR_INPUTS: tuple[type[Input], ...] = (ShoeCard, CameraView)
 
 
@@ -372,6 +400,11 @@ def _table(f: _Fields) -> TableOp:
         if f.has("seat"):
             raise f.fail("seat", "is not part of start_hand")
         return TableOp(op)
+    if op == "game":
+        f.raw("seat")
+        if f.has("seat"):
+            raise f.fail("seat", "is not part of a game change")
+        return TableOp(op, game=_game(f))
     seat = f.seat()
     if op == "seat":
         name = f.text("name", MAX_NAME).strip()
@@ -387,6 +420,41 @@ def _table(f: _Fields) -> TableOp:
     if op == "move":
         return TableOp(op, seat, to=f.seat("to"))
     return TableOp(op, seat)
+
+
+def _game(f: _Fields) -> dict[str, Any]:
+    """The fields of a game change, each checked for its type (``GameConfig`` checks how they fit)."""
+    value = f.raw("game")
+    if not isinstance(value, Mapping) or not value:
+        raise f.fail("game", "must be an object with the fields that change: " + ", ".join(GAME_FIELDS))
+    out: dict[str, Any] = {}
+    for key, item in value.items():
+        name = f"game.{str(key)[:20]}"
+        if key not in GAME_FIELDS:
+            raise f.fail(name, "is not a game field; the fields are " + ", ".join(GAME_FIELDS))
+        if key == "variant":
+            if item not in GAME_VARIANTS:
+                raise f.fail(name, f"must be one of {', '.join(GAME_VARIANTS)}; got {_shown(item)}")
+        elif key == "rules":
+            if not isinstance(item, str | Mapping):
+                raise f.fail(name, "must name a house-rule profile (rrop, wsop2023)")
+            item = item if isinstance(item, str) else dict(item)
+        elif not (key == "min_buy_in" and item is None) and (
+                isinstance(item, bool) or not isinstance(item, int) or not 0 <= item <= MAX_CHIPS):
+            raise f.fail(name, f"must be a whole number of chips from 0 to {MAX_CHIPS}; got {_shown(item)}")
+        out[str(key)] = item
+    return out
+
+
+def _correction(f: _Fields) -> Correction:
+    op = f.choice("op", CORRECTION_OPS)
+    hand = f.integer("hand", 1, (1 << 53) - 1)
+    index = f.integer("input", 1, 1 << 20)
+    assert hand is not None and index is not None
+    floor = f.raw("floor")
+    if floor is not None and floor not in FLOOR_AUTHORITY:
+        raise f.fail("floor", f"must be one of {', '.join(FLOOR_AUTHORITY)}")
+    return Correction(op, hand, index, floor)
 
 
 def _action(f: _Fields) -> Action:
@@ -501,6 +569,7 @@ _PARSERS: dict[str, Any] = {
     Report.kind: _report,
     Ruling.kind: _ruling,
     SourceStatus.kind: _source,
+    Correction.kind: _correction,
 }
 KINDS: tuple[str, ...] = tuple(_PARSERS)
 

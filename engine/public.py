@@ -26,9 +26,16 @@ from engine.publicstate import (
     SeatView,
     ServiceView,
 )
+from engine.rules import GameConfig
 from engine.table import Table, TableSeat
 
-__all__ = ["STATE_VERSION", "public_seat", "public_state", "public_tree", "round_actions"]
+__all__ = ["STATE_VERSION", "game_view", "public_seat", "public_state", "public_tree", "round_actions"]
+
+
+def game_view(config: GameConfig) -> GameView:
+    """A game and its stakes as both screens show them."""
+    return GameView(config.variant.value, config.variant.long_name, config.ante, config.bring_in, config.small_bet,
+                    config.big_bet, config.max_raises, config.rules.name)
 
 
 _DID = {"bring_in": "brought in", "complete": "completed to", "bet": "bet", "raise": "raised to"}
@@ -111,12 +118,7 @@ def public_tree(
     did = round_actions(hand) if hand is not None else {}
     seats = [public_seat(hand, table.seats.get(n) if table else None, in_hand.get(n), did.get(n, ""))
              for n in seat_numbers]
-    game = None
-    if config is not None:
-        game = GameView(
-            config.variant.value, config.variant.long_name, config.ante, config.bring_in, config.small_bet,
-            config.big_bet, config.max_raises, config.rules.name,
-        )
+    game = game_view(config) if config is not None else None
     street = street_index = bet_size = None
     options: list[OptionView] = []
     to_call = 0

@@ -150,6 +150,19 @@ class InputView:
 
 
 @dataclass(frozen=True, slots=True)
+class DealerInputView:
+    """One dealer entry of the hand in progress that an undo may void (engine/floor/undo.py)."""
+
+    hand: int
+    input: int  # its number in the hand: what a correction names
+    text: str  # "seat 3 Bob raise to 10 (third street)"; a card keyed face down is never named
+    last: bool  # the dealer's last entry: undone without the floor's PIN
+    undone: bool
+    dropped: bool  # no longer taken after an undo of an input before it
+    after: str  # what an undo takes again after it ("3 cards and 1 action")
+
+
+@dataclass(frozen=True, slots=True)
 class ServiceView:
     """The engine service's part of the state (engine/service.py sets every field; a tool that
     builds states without a service, such as the console's scripted hand, may set some)."""
@@ -160,6 +173,8 @@ class ServiceView:
     input: InputView | None = None
     shoe_active: bool | None = None
     camera_active: bool | None = None
+    dealer_inputs: list[DealerInputView] | None = None
+    next_game: GameView | None = None  # a game change taken during the hand: it starts with the next
 
 
 @dataclass(frozen=True, slots=True)

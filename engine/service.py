@@ -20,6 +20,8 @@ stored too: replaying it refuses it again, so the replay stays exact.
 
 from __future__ import annotations
 
+import dataclasses
+import hmac
 import json
 import logging
 import re
@@ -36,7 +38,7 @@ from engine.bus import SourceTracker, Verdict
 from engine.floor import Floor, FloorError, FloorOutputs, Prompt
 from engine.hand import Hand
 from engine.irregularities import BY_ID
-from engine.public import public_state
+from engine.public import game_view, public_state
 from engine.rules import ConfigError, GameConfig
 from engine.wire import CHANNELS, Channel, Message, Role
 
@@ -106,6 +108,9 @@ class EngineConfig:
     auto_start: bool = False
     hold_s: float = 0.0
     seat_count: int = 8
+    #: the floor's PIN (issue 21, 4): undoing an input older than the dealer's last needs it; checked
+    #: by the service in constant time, never stored, never on public/state (None: the table has none)
+    floor_pin: str | None = field(default=None, repr=False)
     extra: dict[str, Any] = field(default_factory=dict)
 
     @classmethod
@@ -143,6 +148,12 @@ class EngineConfig:
         if config_dir and base is not None and not Path(config_dir).is_absolute():
             config_dir = str(base / config_dir)
         engine = dict(data.get("engine", {}))
+        floor_pin = engine.get("floor_pin")
+        if floor_pin in (None, ""):
+            floor_pin = None
+        elif not isinstance(floor_pin, str | int) or not re.fullmatch(r"[0-9]{4,12}", str(floor_pin)):
+            raise ConfigFileError(file, "engine.floor_pin", "the floor PIN must be 4 to 12 digits",
+                                  'write it as a quoted string, e.g. floor_pin = "4821"')
         return cls(
             table=table,
             game=game,
@@ -157,6 +168,7 @@ class EngineConfig:
             auto_start=bool(engine.get("auto_start", False)),
             hold_s=_hold(engine.get("hold_s", 0.0), file),
             seat_count=seat_count,
+            floor_pin=None if floor_pin is None else str(floor_pin),
         )
 
 
@@ -194,6 +206,9 @@ def input_from_message(msg: Message) -> dict[str, Any] | None:
             return {"kind": "manual_card", **body}
         if msg.kind in ("action", "report", "ruling", "show", "muck"):
             return {"kind": msg.kind, **body}
+        if msg.kind == "correction":
+            body.pop("floor", None)  # the floor's authority is the service's finding, never a console's claim
+            return {"kind": "correction", **body}
     return None
 
 
@@ -215,9 +230,26 @@ class EngineCore:
         self.provenance = handlog.Provenance()
         self.index: list[handlog.HandEntry] = []
 
+    def authorized(self, inp: dict[str, Any] | None) -> dict[str, Any] | None:
+        """A correction's floor PIN turned into what the store keeps: the verdict (``floor``: ok, wrong,
+        unset), never the PIN.  Compared in constant time (``hmac.compare_digest``)."""
+        if inp is None or inp.get("kind") != "correction" or "pin" not in inp:
+            return inp
+        inp = dict(inp)
+        given = str(inp.pop("pin")).encode()
+        pin = self.config.floor_pin
+        inp["floor"] = "unset" if not pin else "ok" if hmac.compare_digest(given, pin.encode()) else "wrong"
+        return inp
+
+    def game_input(self) -> dict[str, Any]:
+        """The config's game as a table input: the first input of a new store, and again whenever the
+        config's game changed since (from the next hand; the hands in the store keep theirs)."""
+        return {"kind": "table", "op": "game", "game": self.config.game.to_json()}
+
     def setup_inputs(self) -> list[dict[str, Any]]:
-        """Seating from the config, for a table with an empty store."""
-        inputs: list[dict[str, Any]] = [
+        """The game and the seating from the config, for a table with an empty store."""
+        inputs: list[dict[str, Any]] = [self.game_input()]
+        inputs += [
             {"kind": "table", "op": "seat", "seat": s["seat"], "name": s["name"], "amount": s["stack"]}
             for s in self.config.seats
         ]
@@ -271,14 +303,18 @@ class EngineCore:
                 info["last_seen_s"] = round(max(0.0, now - self.heard[d]), 1)
             return info
 
+        table, hand = self.floor.table, self.floor.table.hand
         extra = {
             "prompts": self.floor.open_prompts(),
+            "dealer_inputs": self.floor.dealer_inputs(),
             "devices": {d: device(d, up) for d, up in sorted(self.devices.items())},
             "last_error": self.last_error,
             "input": self.last_input,
             "shoe_active": self.floor.shoe_active,
             "camera_active": self.floor.camera_active,
         }
+        if hand is not None and table.config != hand.config:  # a game change waits for the next hand
+            extra["next_game"] = dataclasses.asdict(game_view(table.config))
         state = public_state(self.floor.table, None, self.config.table, extra)
         due = self.floor.seventh_street_due()
         if due is not None:  # RRoP stud 15: the seventh-street draw as the floor will take it
@@ -394,9 +430,12 @@ class EngineService:
         A hand that finished in the log but is not in the hand log (the engine stopped between
         the two) is kept now, and the next hand starts if it would have."""
         count = 0
+        config_game: Any = None  # the config's game as last stored
         heads = self.store.heads()
         for ev in self.store.events():
             self._applied = ev.offset
+            if ev.source == ENGINE_SOURCE and ev.payload.get("kind") == "table" and ev.payload.get("op") == "game":
+                config_game = ev.payload.get("game")
             if ev.source != ENGINE_SOURCE:
                 mark = (legacy_key(ev.source), ev.session)
                 self._session_heads[mark] = max(self._session_heads.get(mark, 0), ev.seq)
@@ -417,6 +456,12 @@ class EngineService:
         if count == 0:
             for inp in self.core.setup_inputs():
                 self._accept_own(inp)
+        elif config_game != self.config.game.to_json():
+            # The config's game changed since it was last stored (or a store older than game changes
+            # has none): a game change from the next hand, in the log; the hands played keep theirs.
+            log.warning("the config's game is not the one stored: %s %s/%s from the next hand",
+                        self.config.game.variant.long_name, self.config.game.small_bet, self.config.game.big_bet)
+            self._accept_own(self.core.game_input())
         kept = {h.hand_id for h in self.store.list_hands()}
         self._unrecorded = [h for h in self.core.finished if hand_id(h, self.config.table) not in kept]
         for h in self.core.finished:
@@ -634,7 +679,7 @@ class EngineService:
             return
         from engine.store import StoreError
 
-        inp = input_from_message(msg)
+        inp = self.core.authorized(input_from_message(msg))  # a floor PIN is never stored
         if inp is not None and self._drawn_before(msg.source, inp):
             log.warning("%s published draw %s (boot %s) again; not dealt twice", msg.source, inp.get("counter"),
                         inp.get("boot"))

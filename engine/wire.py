@@ -719,7 +719,19 @@ _DEFAULTS: tuple[tuple[Channel, str, Schema], ...] = (
         Schema(
             (F("op", word), F("seat", nullable(seat_no))),
             extra=True,
-            doc="seat, leave, buy-in and the like, between hands",
+            doc="seat, leave, buy-in and the like, between hands; op 'game' with 'game' (variant, ante, "
+            "bring_in, small_bet, big_bet): the game and stakes from the next hand",
+        ),
+    ),
+    (
+        Channel.COMMAND,
+        "correction",
+        Schema(
+            (F("op", one_of("undo")), F("hand", integer(1)), F("input", integer(1, 1 << 20)),
+             F("pin", text(12), required=False)),
+            doc="undo one dealer entry of the hand in progress ('input': its number in public/state "
+            "dealer_inputs); an older entry than the last needs the floor PIN (checked by the engine, never "
+            "stored or published)",
         ),
     ),
     (

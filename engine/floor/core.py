@@ -29,7 +29,8 @@ Layout
 table ops, player actions and what follows by itself (``_after``); one mixin per
 part does the rest: ``engine.floor.shoe`` (shoe draws, manual cards),
 ``engine.floor.camera`` (camera views), ``engine.floor.reports`` (dealer reports),
-``engine.floor.rulings`` (rulings and their effects, ``EFFECTS``), over
+``engine.floor.rulings`` (rulings and their effects, ``EFFECTS``), ``engine.floor.undo``
+(the hand's inputs kept, and a correction that voids one of them), over
 ``engine.floor.state`` (fields, applying events, opening prompts) and
 ``engine.floor.prompts`` (``Prompt``, ``FloorOutputs``, ``FloorError``).
 """
@@ -57,11 +58,13 @@ from engine.floor.prompts import FloorError, FloorOutputs
 from engine.floor.reports import ReportsMixin
 from engine.floor.rulings import RulingsMixin
 from engine.floor.shoe import ShoeMixin
+from engine.floor.undo import UndoMixin
 from engine.hand import DealSlot, Hand, IllegalAction, Phase, Street
 from engine.inputs import (
     SENSOR_INPUTS,
     Action,
     CameraView,
+    Correction,
     Input,
     InputError,
     ManualCard,
@@ -74,13 +77,13 @@ from engine.inputs import (
     TableOp,
     parse_input,
 )
-from engine.rules import GameConfig
+from engine.rules import ConfigError, GameConfig
 from engine.table import Table
 
 SENSOR_KINDS = frozenset(cls.kind for cls in SENSOR_INPUTS)
 
 
-class Floor(ShoeMixin, CameraMixin, ReportsMixin, RulingsMixin):
+class Floor(ShoeMixin, CameraMixin, ReportsMixin, RulingsMixin, UndoMixin):
     """One table's engine core.  See the module docstring."""
 
     def __init__(self, config: GameConfig, table_id: str = "table", seat_count: int = 8) -> None:
@@ -113,6 +116,11 @@ class Floor(ShoeMixin, CameraMixin, ReportsMixin, RulingsMixin):
         # The shoe keeps a draw made while its cable is out and sends it when it is back; that late
         # report is the same card, not a duplicate (DESIGN: sensors may fail mid-game; nothing twice).
         self.dealt_without_shoe = []
+        self.hand_inputs = []  # engine/floor/undo.py
+        self.hand_base = None
+        self.voided = set()
+        self.dropped = set()
+        self.last_dealer = None
 
     def set_aside_due(self) -> int:
         """How many of the next shoe draws are set aside, not dealt (RRoP stud 14)."""
@@ -142,20 +150,11 @@ class Floor(ShoeMixin, CameraMixin, ReportsMixin, RulingsMixin):
         All or nothing: the floor's bookkeeping is saved first (``_checkpoint``) and put back
         if any step refuses, the hand by folding its own log back to where it was."""
         parsed = self.parse(inp)
-        handler = INPUTS[type(parsed)]
         out = FloorOutputs()
-        if isinstance(parsed, SENSOR_INPUTS) and self._sensor_blocked():
-            self.held.append(parsed)
-            out.notes.append(f"{parsed.kind} held until the open prompt is ruled on")
-            return out
+        text = self._describe(parsed)  # before it changes the hand: its street, its player
         saved = self._checkpoint()
         try:
-            handler(self, parsed, out)
-            if isinstance(parsed, Ruling) and not self._sensor_blocked():
-                while self.held and not self._sensor_blocked():
-                    held = self.held.pop(0)
-                    INPUTS[type(held)](self, held, out)
-            self._after(out)
+            self._step(parsed, out)
         except FloorError as exc:
             self._rollback(saved)
             if exc.input is None:
@@ -163,7 +162,21 @@ class Floor(ShoeMixin, CameraMixin, ReportsMixin, RulingsMixin):
             if exc.phase is None:
                 exc.phase = self._phase()
             raise
+        self._record(parsed, saved, text)
         return out
+
+    def _step(self, parsed: Input, out: FloorOutputs) -> None:
+        """One input's effect (a correction takes the hand's inputs again through this)."""
+        if isinstance(parsed, SENSOR_INPUTS) and self._sensor_blocked():
+            self.held.append(parsed)
+            out.notes.append(f"{parsed.kind} held until the open prompt is ruled on")
+            return
+        INPUTS[type(parsed)](self, parsed, out)
+        if isinstance(parsed, Ruling) and not self._sensor_blocked():
+            while self.held and not self._sensor_blocked():
+                held = self.held.pop(0)
+                INPUTS[type(held)](self, held, out)
+        self._after(out)
 
     def next_deal(self) -> list[DealSlot]:
         """What the deal tracker tells the dealer to do next (public/state ``next_deal``): the
@@ -193,10 +206,13 @@ class Floor(ShoeMixin, CameraMixin, ReportsMixin, RulingsMixin):
                 self._apply(ChipsAdded(seat, inp.amount), out)
             elif op in ("sit_out", "sit_in"):
                 self._apply(SittingOut(seat, op == "sit_out"), out)
+            elif op == "game":
+                self._change_game(inp, out)
             else:  # start_hand (engine.inputs.TABLE_OPS)
                 if self.prompts:
                     raise FloorError("rule on the open prompts before the next hand", "engine.prompt-open")
                 start = self.table.start_hand()
+                self.config = self.table.config  # a game changed during the last hand starts now
                 self.absent &= {s.seat for s in start.seats}
                 self.folded_no_wager.clear()
                 self.out_of_turn.clear()
@@ -208,6 +224,22 @@ class Floor(ShoeMixin, CameraMixin, ReportsMixin, RulingsMixin):
                 self._apply(start, out)
         except IllegalAction as exc:
             raise FloorError(f"table {op}: {exc}", exc.rule) from None
+
+    def _change_game(self, inp: TableOp, out: FloorOutputs) -> None:
+        """Game and stakes from the next hand: a hand in progress plays to its end under the game it
+        started with (its ``HandStarted`` holds it; RRoP 2.1: "the result of a deal must stand"), so a
+        change during a hand is taken now and waits for the next ``start_hand`` (a table that deals
+        on by itself has no moment between hands to wait for)."""
+        current = self.table.config
+        try:
+            new = GameConfig.from_json({**current.to_json(), **dict(inp.game or {})})
+        except ConfigError as exc:
+            raise FloorError(f"game change: {exc}", "engine.game") from None
+        self.table.config = new
+        if not self.table.in_hand:
+            self.config = new
+        when = "from the next hand" if self.table.in_hand else "now"
+        out.notes.append(f"game: {new.variant.long_name} {new.small_bet}/{new.big_bet}, {when}")
 
     # --------------------------------------------------------------- actions
 
@@ -413,6 +445,7 @@ INPUTS: dict[type[Input], Handler] = {
     Report: Floor._on_report,
     Ruling: Floor._on_ruling,
     SourceStatus: Floor._on_source,
+    Correction: Floor._on_correction,
 }
 
 

@@ -14,6 +14,9 @@ from engine.irregularities import BY_ID
 from engine.rules import GameConfig
 from engine.table import Table
 
+if TYPE_CHECKING:
+    from engine.floor.undo import HandInput
+
 TOO_LATE_FOR_MISDEAL = (
     "two players have acted after the bring-in: no misdeal; the hand is played to its end [RRoP 3.2]"
 )
@@ -44,11 +47,18 @@ class FloorState:
     mixed_in: list[tuple[int, Card]]  # RRoP stud 15: (hand, card) last cards drawn and mixed with the burns
     boxed_cards: list[tuple[int, str]]  # RRoP 3.2(c): (hand, card) boxed cards found on the deal
     dealt_without_shoe: list[tuple[int, Card]]
+    # engine/floor/undo.py: the hand's inputs, the floor before the hand, what was undone
+    hand_inputs: list[HandInput]
+    hand_base: tuple[Any, ...] | None
+    voided: set[int]  # numbers in hand_inputs undone by a correction
+    dropped: set[int]  # inputs the rules refused when the hand was taken again without the voided ones
+    last_dealer: int | None  # the number of the dealer's last entry (None: an undo came after it)
 
     if TYPE_CHECKING:
         # Provided by the parts (engine.floor.core puts them together).
         def _deal_drawn(self, hand: Hand, c: Card, out: FloorOutputs) -> None: ...
         def _deal_observed(self, hand: Hand, seat: int, c: Card, face_up: bool, out: FloorOutputs) -> None: ...
+        def _step(self, inp: Input, out: FloorOutputs) -> None: ...
 
     @property
     def hand(self) -> Hand | None:
@@ -84,6 +94,12 @@ class FloorState:
             "camera_raised": sorted(self.camera_raised, key=repr),
             "boxed_cards": list(self.boxed_cards),
             "dealt_without_shoe": [(n, str(c)) for n, c in self.dealt_without_shoe],
+            "game": self.config.to_json(),
+            "hand_inputs": [(e.input.to_json(), e.text) for e in self.hand_inputs],
+            "hand_base": self.hand_base is not None,
+            "voided": sorted(self.voided),
+            "dropped": sorted(self.dropped),
+            "last_dealer": self.last_dealer,
         }
 
     def _checkpoint(self) -> tuple[Any, ...]:
@@ -114,14 +130,30 @@ class FloorState:
             len(hand.events) if hand is not None else 0,
             table.hands_played,
             dict(table.short_buy_ins),
+            self.config,
+            table.config,
+            list(self.hand_inputs),
+            self.hand_base,
+            set(self.voided),
+            set(self.dropped),
+            self.last_dealer,
         )
+
+    @staticmethod
+    def _fresh(saved: tuple[Any, ...]) -> tuple[Any, ...]:
+        """A copy of a checkpoint that can be rolled back to again (``hand_base`` is, at every undo)."""
+        out = [type(x)(x) if isinstance(x, list | set | dict) else x for x in saved]
+        out[0] = [(p, dict(d), dict(w)) for p, d, w in saved[0]]  # the prompts and their data
+        out[18] = {n: replace(s) for n, s in saved[18].items()}  # the table's seats
+        return tuple(out)
 
     def _rollback(self, saved: tuple[Any, ...]) -> None:
         """Put the floor back as ``_checkpoint`` found it; the hand by folding its log back."""
         (prompts, self.prompt_counter, self.held, self.shoe_active, self.camera_active, self.absent,
          self.folded_no_wager, self.out_of_turn, self.pending_removals, self.removal_due, self.premature,
          self.premature_key, self.burn_errors, self.card_mode, self.hands, self.camera_raised,
-         self.boxed_cards, self.dealt_without_shoe, seats, hand, n_events, hands_played, shorts) = saved
+         self.boxed_cards, self.dealt_without_shoe, seats, hand, n_events, hands_played, shorts, self.config,
+         table_config, self.hand_inputs, self.hand_base, self.voided, self.dropped, self.last_dealer) = saved
         for p, data, withheld in prompts:
             p.data, p.withheld = data, withheld
         self.prompts = {p.id: p for p, _, _ in prompts}
@@ -130,6 +162,7 @@ class FloorState:
         table.hand = hand
         table.hands_played = hands_played
         table.short_buy_ins = shorts
+        table.config = table_config
         if hand is not None and len(hand.events) != n_events:
             hand.__dict__.update(Hand.replay(hand.events[:n_events]).__dict__)
 
