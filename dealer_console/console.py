@@ -298,11 +298,13 @@ class ConsoleWindow(QMainWindow):
 
     def _show_refusal(self) -> None:
         err = self.model.raw_state.get("last_error")
-        if not isinstance(err, dict) or err == self._shown_error:
+        # The same refusal again (the dealer tapped again) comes with the new input's key: shown again.
+        key = (err, self.model.raw_state.get("input"))
+        if not isinstance(err, dict) or key == self._shown_error:
             return
         if err.get("source") != self.model.health.self_device:
             return
-        self._shown_error = err
+        self._shown_error = key
         kind = str(err.get("input"))
         area = self._sent_from.get(kind) or REFUSAL_AREA.get(kind, "action")
         self.refusals[area].show_reason(str(err.get("reason") or "refused"))
@@ -316,7 +318,8 @@ class ConsoleWindow(QMainWindow):
         # ruling says to key cards by hand (a prompt about a device that is down).
         open_prompt = bool(self.model.prompts)
         self.reports.setVisible(not open_prompt)
-        self.manual.setVisible(not open_prompt or any(p.rule.startswith("source.") for p in self.model.prompts))
+        self.manual.setVisible(not open_prompt or any(p.rule.startswith("source.") or "by hand" in p.text
+                                                      for p in self.model.prompts))
         self.table.show_snapshot(self.model.snapshot, {s for p in self.model.prompts for s in p.seats})
         self._apply_enabled()
 

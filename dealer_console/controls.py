@@ -33,6 +33,7 @@ from PySide6.QtWidgets import (
 )
 
 from dealer_console.snapshot import TableSnapshot
+from engine.citations import in_words
 
 RANKS = "AKQJT98765432"
 SUITS = "shdc"
@@ -73,7 +74,7 @@ class RefusalLabel(QLabel):
 
     def show_reason(self, reason: str | None) -> None:
         if reason:
-            self.setText(f"Not taken: {reason}")
+            self.setText(f"Not taken: {in_words(reason)}")  # the rule in words (engine/citations.py)
             self.show()
         else:
             self.clear()

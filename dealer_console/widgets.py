@@ -45,6 +45,7 @@ from dealer_console.cards import CardImages, card_name
 from dealer_console.controls import TapGuard
 from dealer_console.health import DeviceHealth, age_text
 from dealer_console.snapshot import OptionView, PromptView, SeatView, TableSnapshot, award_text, option_names
+from engine.citations import cite
 
 FELT = QColor("#1d6b43")
 FELT_EDGE = QColor("#5a3a1c")
@@ -560,13 +561,17 @@ class PromptCard(QFrame):
         v.addWidget(head)
         text = QLabel(prompt.text)
         text.setObjectName("promptText")
+        text.setAccessibleName("prompt.text")
         text.setWordWrap(True)
         text.setFont(_font(20, True))
         text.setStyleSheet("color: white; background: transparent; border: none;")
         v.addWidget(text)
-        clause = QLabel(f"Rule: {prompt.clause}" + (f"  ({prompt.rule})" if prompt.rule and
-                                                    prompt.rule not in prompt.clause else ""))
+        # The rule in words (engine/citations.py; an older engine's seed numbers are put in words here).
+        words = cite(prompt.clause) if prompt.clause != prompt.rule else ""
+        clause = QLabel(f"Rule: {words}" if words else "")
+        clause.setVisible(bool(words))
         clause.setObjectName("promptClause")
+        clause.setAccessibleName("prompt.clause")
         clause.setWordWrap(True)
         clause.setFont(_font(14))
         clause.setStyleSheet("color: #e8cfa8; background: transparent; border: none; font-style: italic;")

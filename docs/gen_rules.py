@@ -13,6 +13,7 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
+from engine.citations import cite  # noqa: E402
 from engine.floor import EFFECTS  # noqa: E402
 from engine.irregularities import RULES  # noqa: E402
 
@@ -32,8 +33,8 @@ def scenario_index() -> dict[str, list[str]]:
 def table() -> str:
     index = scenario_index()
     lines = [
-        "| id | clause | handling | detection | ruling | code | test |",
-        "| --- | --- | --- | --- | --- | --- | --- |",
+        "| id | clause | the dealer reads | handling | detection | ruling | code | test |",
+        "| --- | --- | --- | --- | --- | --- | --- | --- |",
     ]
     for r in RULES:
         effect = EFFECTS.get(r.id)
@@ -44,7 +45,7 @@ def table() -> str:
             code = "prompt only (acknowledged)" if not r.changes_hand else "**prompt only: effect not implemented yet**"
         tests = ", ".join(index.get(r.id, [])) or "—"
         ruling = r.ruling.replace("|", "/").replace("{", "").replace("}", "")
-        lines.append(f"| `{r.id}` | {r.clause} | {r.handling} | {r.detection} | {ruling} | {code} | {tests} |")
+        lines.append(f"| `{r.id}` | {r.clause} | {cite(r.clause)} | {r.handling} | {r.detection} | {ruling} | {code} | {tests} |")
     return "\n".join(lines)
 
 

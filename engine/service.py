@@ -35,6 +35,7 @@ from typing import Any
 from engine import handlog, phh
 from engine.broker.acl import device_role
 from engine.bus import SourceTracker, Verdict
+from engine.citations import in_words
 from engine.floor import Floor, FloorError, FloorOutputs, Prompt
 from engine.hand import Hand
 from engine.irregularities import BY_ID
@@ -271,7 +272,8 @@ class EngineCore:
         try:
             out = self.floor.handle(inp)
         except FloorError as exc:
-            self.last_error = {"source": source, "input": inp.get("kind"), "reason": str(exc)}
+            # the rule in words for the dealer (engine/citations.py): "[Robert's Rules, the buy-in, section 3.1]"
+            self.last_error = {"source": source, "input": inp.get("kind"), "reason": in_words(str(exc))}
             log.info("refused %s from %s: %s", inp.get("kind"), source, exc)
             return None
         self.last_error = None

@@ -24,7 +24,7 @@ PACKAGES = ("engine", "firmware_bridge", "vision", "dealer_console")
 CORES = frozenset({
     # engine: the rules, pure
     "engine", "engine.cards", "engine.events", "engine.floor", "engine.hand", "engine.inputs",
-    "engine.irregularities", "engine.phh", "engine.public", "engine.ranking", "engine.rules",
+    "engine.irregularities", "engine.citations", "engine.phh", "engine.public", "engine.ranking", "engine.rules",
     "engine.scenario", "engine.showdown", "engine.simulate", "engine.streets", "engine.table",
     "engine.wire", "engine.handlog", "engine.broker.acl", "engine.broker.passwd", "engine.tomlwrite", "engine.publicstate",
     # firmware_bridge: the shoe protocol and the tag registry

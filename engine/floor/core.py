@@ -412,7 +412,16 @@ class Floor(ShoeMixin, CameraMixin, ReportsMixin, RulingsMixin, UndoMixin):
                 self.shoe_active = False
             elif device.startswith(("cam", "vision")):
                 self.camera_active = False
-            self._open("source.offline", (), out, device=device)
+            # A device that drops again while its prompt is open: the same prompt counts it (issue 21, 8).
+            same = next((p for p in self.prompts.values()
+                         if p.rule.id == "source.offline" and p.data.get("device") == device), None)
+            if same is None:
+                self._open("source.offline", (), out, device=device)
+            else:
+                times = same.data["times"] = int(same.data.get("times", 1)) + 1
+                same.text = same.rule.ruling.format(device=device).replace(
+                    "went offline", f"went offline ({times} times)", 1)
+                out.notes.append(f"{device} offline again: prompt {same.id} counts it ({times} times)")
         elif status == "online":
             if is_shoe:
                 self.shoe_active = True

@@ -5,6 +5,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any
 
+from engine.citations import cite
 from engine.events import Event
 from engine.hand import Hand
 from engine.irregularities import Rule, RuleOption
@@ -68,7 +69,7 @@ class Prompt:
             "title": self.rule.title,
             "seats": list(self.seats),
             "text": self.text,
-            "clause": self.rule.clause,
+            "clause": cite(self.rule.clause),  # in words (issue 21, 8)
             "options": [{"id": o.id, "label": o.label} for o in self.options],
         }
 
@@ -80,7 +81,7 @@ class Prompt:
             "options": [o.id for o in self.options],
             "labels": [o.label for o in self.options],
             "rule": self.rule.id,
-            "clause": self.rule.clause,
+            "clause": cite(self.rule.clause),  # in words (issue 21, 8)
             "seats": list(self.seats),
         }
 

@@ -17,6 +17,13 @@ from engine.table import Table
 if TYPE_CHECKING:
     from engine.floor.undo import HandInput
 
+#: what a prompt's text says where its data names nothing (issue 21, 8: no blank, no "{seat}" left)
+BLANKS: dict[str, Any] = {
+    "street": "this street", "problem": "in error", "extra": "", "rest": "", "card": "same card",
+    "count": "the wrong number of", "action": "an action", "device": "a device", "missing": "some", "channel":
+    "a channel", "stub": "one", "waiting": "the", "burns": "", "removed": "", "then": "deal on",
+}
+
 TOO_LATE_FOR_MISDEAL = (
     "two players have acted after the bring-in: no misdeal; the hand is played to its end [RRoP 3.2]"
 )
@@ -186,17 +193,24 @@ class FloorState:
             out.hand_finished = hand
 
     def _open(self, rule_id: str, seats: tuple[int, ...], out: FloorOutputs, **data: Any) -> Prompt:
+        """Open the prompt of ``rule_id``, its text with every blank filled (issue 21, 8): from
+        ``data``, else ``BLANKS``; a rule about a seat when none is known says "a seat"."""
         rule = BY_ID[rule_id]
         self.prompt_counter += 1
-        fmt = {"seat": seats[0] if seats else "", "street": "", "problem": "", "extra": "", "rest": ""}
+        fmt: dict[str, Any] = dict(BLANKS)
         hand = self.table.hand
         if hand is not None and hand.street < len(STREET_NAMES):
             fmt["street"] = STREET_NAMES[hand.street]
-        fmt.update({k: v for k, v in data.items() if isinstance(v, str | int)})
+        fmt.update({k: v for k, v in data.items() if isinstance(v, str | int) and v != ""})
+        ruling = rule.ruling
+        if seats:
+            fmt["seat"] = seats[0]
+        else:  # no seat known (the camera saw a card off the felt, not where): the text says so
+            ruling = ruling.replace("Seat {seat}", "A seat").replace("seat {seat}", "a seat")
         try:
-            text = rule.ruling.format(**fmt)
-        except (KeyError, IndexError):
-            text = rule.ruling
+            text = " ".join(ruling.format(**fmt).split())  # an empty blank leaves no double space
+        except (KeyError, IndexError, ValueError):  # pragma: no cover - tests/engine/test_prompt_words.py
+            text = rule.title
         prompt = Prompt(f"p{self.prompt_counter}", rule, seats, text, dict(data))
         count = data.get("count")
         if rule_id == "stud.seven-card-limit" and isinstance(count, int) and not 6 <= count <= 7:

@@ -102,7 +102,9 @@ def test_prompt_appears_resolves_and_sends_the_ruling(console: Any, recorded: li
     card = window.prompts.cards[0]
     texts = [lbl.text() for lbl in card.findChildren(QLabel)]
     assert any("Seat 5's hole card was dealt face up" in t for t in texts)
-    assert any("001 stud 5" in t for t in texts)
+    # The rule in words, never the project's seed numbers (issue 21, 8).
+    assert any("Robert's Rules, seven-card stud, rule 5" in t for t in texts)
+    assert not any("001 stud 5" in t for t in texts)
     assert window.table.seats[5].flagged  # the seat involved is marked on the table
     assert window.table.isVisible() and window.prompts.isVisible()  # beside the table, not over it
     card.buttons[0].click()

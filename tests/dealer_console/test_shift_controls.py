@@ -88,3 +88,47 @@ def test_a_shown_losing_hand_is_labelled_shown_on_both_screens(screen: Any, imag
     state["seats"][0].update(status="mucked", shown=[])
     model.set_state(state)
     assert monitor.table.seats[state["seats"][0]["seat"]].status.text() in ("MUCKED", "MUCK")
+
+
+def _offline_prompt(state: dict[str, Any]) -> dict[str, Any]:
+    from engine.citations import cite
+    from engine.irregularities import BY_ID
+
+    rule = BY_ID["source.offline"]
+    state["prompts"] = [{"id": "p9", "rule": rule.id, "title": rule.title, "seats": [],
+                         "text": rule.ruling.format(device="shoe-1"), "clause": cite(rule.clause),
+                         "options": [{"id": "confirm", "label": "Confirm"}]}]
+    return state
+
+
+def test_a_prompt_to_key_cards_by_hand_leaves_the_manual_panel_usable(screen: Any, qtbot: Any) -> None:
+    _window, model, sink, d = screen
+    state = _offline_prompt(copy.deepcopy(next(s.state for s in scripted_hand() if s.state["phase"] == "dealing")))
+    model.set_state(state)
+    qtbot.waitUntil(lambda: d.find("prompt.text") is not None, timeout=2000)  # a new card is shown on the next loop
+    assert "key in cards by hand" in d.text("prompt.text")
+    assert d.text("prompt.clause") == "Rule: studtable: sensor offline"
+    assert d.find("report.misdeal") is None  # the reports wait for the ruling
+    assert d.usable("manual.pick")
+    d.tap("manual.pick")
+    assert d.usable("card-picker.Ah")
+    due = next(x for x in state["next_deal"] if x["kind"] == "card")
+    d.tap("card-picker.Ah")
+    assert _sent(sink) == [("manual_card", {"seat": due["seat"], "card": "Ah", "face_up": due["face_up"]})]
+
+
+def test_rulings_and_refusals_cite_robert_s_rules_in_words(screen: Any, qtbot: Any) -> None:
+    _window, model, _sink, d = screen
+    state = _showdown()
+    state["prompts"] = [{"id": "p2", "rule": "stud.exposed-holecard", "title": "t", "seats": [3], "text": "x",
+                         "clause": "001 stud 5; 002 8.1; 000 stud 1", "options": []}]  # an older engine's clause
+    state["last_error"] = {"source": "console", "input": "show", "reason": "seat 3 cannot show [RRoP 3.6 cards speak]"}
+    model.set_state(state)
+    qtbot.waitUntil(lambda: d.find("prompt.clause") is not None, timeout=2000)
+    assert d.text("prompt.clause") == "Rule: Robert's Rules, seven-card stud, rule 5"
+    d.tap("showdown.show")  # refused again, the same words: the refusal shows again
+    state = copy.deepcopy(state)
+    state["input"] = {"source": "console", "session": 1, "seq": 2}
+    model.set_state(state)
+    assert d.text("refusal.showdown") == ("Not taken: seat 3 cannot show "
+                                          "[Robert's Rules, the showdown, section 3.6 (cards speak)]")
