@@ -589,6 +589,7 @@ class PostgresStore(_SqlStore):
             raise StoreError("PostgreSQL needs psycopg: pip install 'studtable[postgres]'") from exc
         try:
             self._conn = psycopg.connect(dsn, autocommit=True)
+            self._conn.execute("SET TIME ZONE 'UTC'")  # recorded_at (the database's clock) in UTC
             with self._conn.transaction():
                 for sql, params in self._schema():
                     self._conn.execute(sql, params)

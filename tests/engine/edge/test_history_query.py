@@ -232,3 +232,40 @@ def test_a_forged_or_oversized_query_is_refused_with_its_reason_and_changes_noth
         assert service.store.list_hands() == []
     finally:
         raw.close()
+
+
+@pytest.mark.parametrize("kind", ["sqlite", "postgres"])
+def test_after_a_restart_each_step_keeps_the_time_and_source_it_was_stored_with(
+        kind: str, mosquitto_broker: Any, tmp_path: Path, request: pytest.FixtureRequest) -> None:
+    from datetime import UTC, datetime
+
+    config = engine_config(mosquitto_broker, tmp_path / "engine.db")
+    if kind == "postgres":
+        dsn = request.getfixturevalue("pg_dsn")
+        # A server whose clock reads another zone: the store still keeps UTC.
+        config.store = dsn + ("&" if "?" in dsn else "?") + "options=-c%20TimeZone%3DPacific/Auckland"
+    service = EngineService(config).start()
+    bridge = client(mosquitto_broker, "bridge", "shoe-1")
+    deck = [str(c) for c in DECK]
+    try:
+        counter, _, _ = deal_third_street(bridge, deck, 0)
+        deadline = time.monotonic() + 10
+        while len(service.core.floor.hand.events) < 10 and time.monotonic() < deadline:
+            time.sleep(0.05)
+        before = service.core.provenance.of(service.core.floor.hand)
+    finally:
+        bridge.stop()
+        service.stop()
+    again = EngineService(config).start()  # replays the store: the marks come from it
+    try:
+        hand = again.core.floor.hand
+        marks = again.core.provenance.of(hand)
+        assert [s for s, _ in marks] == [s for s, _ in before] and {s for s, _ in marks} == {"engine", "shoe-1"}
+        now = datetime.now(UTC)
+        for (_, at), (_, at_live) in zip(marks, before, strict=True):
+            assert at is not None and at_live is not None
+            stored = datetime.fromisoformat(at.replace("Z", "+00:00"))
+            live = datetime.fromisoformat(at_live.replace("Z", "+00:00"))
+            assert abs((stored - live).total_seconds()) <= 2 and abs((now - stored).total_seconds()) < 120
+    finally:
+        again.stop()
