@@ -248,7 +248,7 @@ def test_after_a_restart_each_step_keeps_the_time_and_source_it_was_stored_with(
     bridge = client(mosquitto_broker, "bridge", "shoe-1")
     deck = [str(c) for c in DECK]
     try:
-        counter, _, _ = deal_third_street(bridge, deck, 0)
+        deal_third_street(bridge, deck, 0)
         deadline = time.monotonic() + 10
         while len(service.core.floor.hand.events) < 10 and time.monotonic() < deadline:
             time.sleep(0.05)
