@@ -311,7 +311,7 @@ class Table:
 
     @staticmethod
     def _bus(files: BrokerFiles, port: int, role: str, device: str) -> BusClient:
-        user, pw = files.login(role)
+        user, pw = files.login(role, device)
         return BusClient(host="127.0.0.1", port=port, username=user, password=pw, table=T, device=device,
                          role=role, session=int(time.time()))
 
@@ -436,7 +436,7 @@ def echo_path(broker: Broker, n: int, store_path: Path) -> list[float]:
     state_seen = threading.Event()
 
     def client(role: str, device: str, **kw: Any) -> BusClient:
-        user, pw = files.login(role)
+        user, pw = files.login(role, device)
         return BusClient(host="127.0.0.1", port=port, username=user, password=pw, table=table, device=device,
                          role=role, session=1, **kw)
 

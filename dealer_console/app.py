@@ -85,7 +85,8 @@ class AppConfig:
 
         return broker_login(str(role), broker_dir=self.broker_dir, user=self.user, password=self.password,
                             file=self.config_file or None,
-                            key="broker.credentials" if self.from_table else "broker_dir")
+                            key="broker.credentials" if self.from_table else "broker_dir",
+                            device=self.device or str(role))
 
 
 def retired_settings(cfg: AppConfig) -> list[str]:

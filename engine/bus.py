@@ -316,10 +316,12 @@ class BusClient:
             protocol=mqtt.MQTTv311,
             clean_session=not persistent,
         )
-        from engine.broker.acl import login_name
+        from engine.broker.acl import own_login_required
 
-        # Under its own device id where the broker has such a user (the client id is bound to it).
-        client.username_pw_set(login_name(username, self.role, device), password)
+        if own_login_required(username, self.role, device):
+            raise BusError(f"{device} has a broker login of its own (its own password): log in as {device}, "
+                           f"not as {username} (BrokerFiles.login(role, device), or the service's login file)")
+        client.username_pw_set(username, password)
         if on_message_ack is not None:
             client.manual_ack_set(True)
         avail = wire.availability(table, device, online=False)

@@ -220,7 +220,7 @@ def _engine(args: argparse.Namespace) -> int:
 
         table_file = is_table_file(read_config(args.config))
         broker_login("engine", broker_dir=config.broker_config_dir, file=args.config,
-                     key="broker.credentials" if table_file else "broker.config_dir")
+                     key="broker.credentials" if table_file else "broker.config_dir", device=config.device)
     store = open_store_or_explain(config.store, config.table, args.config, "store.url")
     store.close()
     service = EngineService(config)
@@ -272,7 +272,7 @@ def _recorder(args: argparse.Namespace) -> int:
                               "give --store (SQLite path or postgresql:// URL) or --config the table file")
     host, port = parse_host_port(settings["broker"], where, "broker" if where else "--broker")
     user, password = broker_login("recorder", broker_dir=settings["config_dir"], file=where,
-                                  key="broker.credentials" if where else "--config-dir")
+                                  key="broker.credentials" if where else "--config-dir", device=str(settings["device"]))
     open_store_or_explain(str(settings["store"]), "table", where, "store.url" if where else "--store").close()
     rec = Recorder(host=host, port=port, username=user, password=password,
                    store=str(settings["store"]), device=str(settings["device"]))

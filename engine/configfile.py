@@ -114,17 +114,46 @@ def parse_port(value: object, file: str | Path | None = None, key: str = "port",
     return value
 
 
+#: The name of the login file systemd hands a service (``LoadCredential=`` in the units
+#: ``studtable setup`` writes): the service's own login and nobody else's.
+LOGIN_CREDENTIAL = "studtable-login"
+
+
 def broker_login(role: str, *, broker_dir: str | Path | None = None, user: str = "", password: str = "",
-                 file: str | Path | None = None, key: str = "broker_dir") -> tuple[str, str]:
-    """``(username, password)`` of ``role``: given explicitly, or from the credentials folder that
-    ``studtable broker config`` / ``studtable setup`` wrote."""
+                 file: str | Path | None = None, key: str = "broker_dir", device: str | None = None
+                 ) -> tuple[str, str]:
+    """``(username, password)`` of ``device`` (of ``role``): given explicitly; else the login file
+    systemd handed this service (``$CREDENTIALS_DIRECTORY/studtable-login``); else from the
+    credentials folder that ``studtable broker config`` / ``studtable setup`` wrote (its
+    ``logins/DEVICE.json``, or ``credentials.json`` for whoever may read it)."""
+    import os
+
     if user:
         return user, password
+    handed = os.environ.get("CREDENTIALS_DIRECTORY")
+    if handed and (Path(handed) / LOGIN_CREDENTIAL).is_file():
+        return _read_login(Path(handed) / LOGIN_CREDENTIAL, file, key)
     if not broker_dir:
         raise ConfigFileError(file, key, f"no broker login for the {role} role",
                               "set it to the credentials folder that `studtable setup` wrote "
                               "(or give user and password)")
-    return load_broker_files(broker_dir, file, key, role).login(role)
+    own = Path(broker_dir) / "logins" / f"{device}.json"
+    if device and own.is_file() and os.access(own, os.R_OK):
+        return _read_login(own, file, key)
+    return load_broker_files(broker_dir, file, key, role).login(role, device)
+
+
+def _read_login(path: Path, file: str | Path | None, key: str) -> tuple[str, str]:
+    from engine.broker.config import read_login
+
+    try:
+        return read_login(path)
+    except PermissionError:
+        raise ConfigFileError(file, key, f"cannot read the login file {path} (permission denied)",
+                              "run the service as the account `studtable setup` gave it") from None
+    except (OSError, ValueError, KeyError, TypeError) as exc:
+        raise ConfigFileError(file, key, f"the login file {path} is not a studtable login ({exc})",
+                              "run studtable setup again to rewrite it") from None
 
 
 def load_broker_files(broker_dir: str | Path, file: str | Path | None = None, key: str = "broker_dir",

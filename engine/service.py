@@ -503,7 +503,7 @@ class EngineService:
         username, password = self.config.username, self.config.password
         if self.config.broker_config_dir:  # before the replay: a wrong folder changes nothing in the store
             username, password = broker_login("engine", broker_dir=self.config.broker_config_dir,
-                                              key="broker.config_dir")
+                                              key="broker.config_dir", device=self.config.device)
         self.replay()
         self._bus = BusClient(
             host=self.config.broker_host,

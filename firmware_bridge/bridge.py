@@ -132,7 +132,8 @@ class BridgeConfig:
         from engine.configfile import broker_login
 
         return broker_login("bridge", broker_dir=self.broker_dir, user=self.user, password=self.password,
-                            file=self.config_file, key="broker.credentials" if self.from_table else "broker_dir")
+                            file=self.config_file, key="broker.credentials" if self.from_table else "broker_dir",
+                            device=self.device)
 
     def outbox_file(self) -> Path | None:
         """Where the bridge keeps shoe messages the broker has not acknowledged: beside the

@@ -299,7 +299,8 @@ def _run(args: argparse.Namespace) -> int:
         where = args.config
         host, port = parse_host_port(args.broker, where, "broker" if where else "--broker")
         user, password = broker_login("vision", broker_dir=args.broker_dir, user=args.user, password=args.password,
-                                      file=where, key="broker.credentials" if where else "--broker-dir")
+                                      file=where, key="broker.credentials" if where else "--broker-dir",
+                                      device=args.device)
         try:
             bus = BusClient(host=host, port=port, username=user, password=password,
                             table=args.table, device=args.device, role="vision", session=args.session,

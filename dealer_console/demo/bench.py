@@ -60,8 +60,8 @@ class Mosquitto:
         self.files = write_config(directory, port=self.port, run_as=run_as)
         self.proc: subprocess.Popen[bytes] | None = None
 
-    def login(self, role: Any) -> tuple[str, str]:
-        return self.files.login(role)
+    def login(self, role: Any, device: str | None = None) -> tuple[str, str]:
+        return self.files.login(role, device)
 
     def start(self) -> Mosquitto:
         self.proc = subprocess.Popen([self.exe, "-c", str(self.files.mosquitto_conf)],

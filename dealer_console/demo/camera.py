@@ -176,7 +176,7 @@ class CameraService:
         self.capture = SimulatedCapture(self.table_camera, fps)
         self.calibration = calibrate(self.table_camera.frame(), self.table_camera.layout)
         self.stall_timeout = stall_timeout
-        user, password = broker.login(Role.VISION)
+        user, password = broker.login(Role.VISION, CAMERA_DEVICE)
         self.bus = BusClient(host=broker.host, port=broker.port, username=user, password=password, table=table,
                              device=CAMERA_DEVICE, role=Role.VISION, session=time.time_ns() // 1_000_000,
                              version="1", capabilities=["up_cards", "down_count", "off_felt", "half_turned"])
@@ -275,7 +275,7 @@ class CameraProcess:
 
         ctx = multiprocessing.get_context("spawn")  # no fork of a process with threads
         parent, child = ctx.Pipe()
-        user, password = broker.login(Role.VISION)
+        user, password = broker.login(Role.VISION, CAMERA_DEVICE)
         login = {"host": broker.host, "port": broker.port, "user": user, "password": password}
         self._proc = ctx.Process(target=_camera_main, name="studtable-camera", daemon=True,
                                  args=(child, login, table, seats, seed, str(cache), fps, stable_frames,
@@ -359,7 +359,7 @@ def _camera_main(conn: Any, login: dict[str, Any], table: str, seats: int, seed:
         os.nice(10)
 
     broker = SimpleNamespace(host=login["host"], port=login["port"],
-                             login=lambda role: (login["user"], login["password"]))
+                             login=lambda role, device=None: (login["user"], login["password"]))
     try:
         service = CameraService(broker, table, seats, seed=seed, cache=Path(cache), fps=fps,
                                 stable_frames=stable_frames, stall_timeout=stall_timeout).start()

@@ -121,7 +121,7 @@ class ConsoleScreen:
         from dealer_console.edge import BusEdge, BusHistory, Commands
         from dealer_console.model import TableModel
 
-        user, password = stack.broker.login(Role.CONSOLE)
+        user, password = stack.broker.login(Role.CONSOLE, device)
         self.edge = BusEdge(host=stack.broker.host, port=stack.broker.port, username=user, password=password,
                             table=opts.table, role=Role.CONSOLE, device=device)
         self.model = TableModel(engine_device=ENGINE_DEVICE, self_device=device)
@@ -294,7 +294,7 @@ def run_gui(opts: DemoOptions, *, hands_limit: int | None, stop_after: float | N
     monitor: Any = None
     try:
         screen = ConsoleScreen(stack, opts)
-        user, password = stack.broker.login(Role.MONITOR)
+        user, password = stack.broker.login(Role.MONITOR, "monitor-1")
         monitor_edge = BusEdge(host=stack.broker.host, port=stack.broker.port, username=user, password=password,
                                table=opts.table, role=Role.MONITOR, device="monitor-1")
         model = TableModel(engine_device=ENGINE_DEVICE, self_device="monitor-1")

@@ -40,7 +40,7 @@ class Broker(Protocol):
     host: str
     port: int
 
-    def login(self, role: Role | str) -> tuple[str, str]: ...
+    def login(self, role: Role | str, device: str | None = None) -> tuple[str, str]: ...
 
     def start(self) -> Any: ...
 
@@ -66,7 +66,7 @@ def game_config(opts: DemoOptions) -> dict[str, Any]:
 
 
 def engine_config_dict(opts: DemoOptions, broker: Broker, store: Path) -> dict[str, Any]:
-    user, password = broker.login(Role.ENGINE)
+    user, password = broker.login(Role.ENGINE, ENGINE_DEVICE)
     return {
         "table": opts.table,
         "game": game_config(opts),
@@ -170,7 +170,7 @@ class ProcessBridge(ChildProcess):
         from firmware_bridge.deck import DeckRegistry
 
         DeckRegistry(directory / "decks").save(deck, replace=True)
-        user, password = broker.login(Role.BRIDGE)
+        user, password = broker.login(Role.BRIDGE, SHOE_DEVICE)
         settings = {"table": table, "port": port, "deck": deck.name, "decks_dir": directory / "decks",
                     "device": SHOE_DEVICE, "broker": f"{broker.host}:{broker.port}", "user": user,
                     "password": password, "state_file": directory / "bridge.session"}
@@ -322,7 +322,7 @@ class TableStack:
         self.deck = Deck.build("demo", zip(uids, DECK, strict=True))
         self.sim = ShoeSimulator(self.deck, pty_link=self.dir / "ttyShoe", seed=opts.seed).start()
         self.sim.on_draw = self._drawn
-        user, password = self.broker.login(Role.BRIDGE)
+        user, password = self.broker.login(Role.BRIDGE, SHOE_DEVICE)
         if opts.bridge_process:
             self.bridge = ProcessBridge(self.dir, self.deck, self.dir / "ttyShoe", opts.table, self.broker)
             self.bridge.start()
@@ -355,7 +355,7 @@ class TableStack:
 
     def _client(self, role: Role, device: str, handler: Callable[[Message], None],
                 channels: tuple[Channel, ...], persistent: bool = False) -> BusClient:
-        user, password = self.broker.login(role)
+        user, password = self.broker.login(role, device)
         client = BusClient(host=self.broker.host, port=self.broker.port, username=user, password=password,
                            table=self.opts.table, device=device, role=role, session=time.time_ns() // 1_000_000,
                            persistent=persistent, on_message=handler)

@@ -195,8 +195,12 @@ def device_names(role: Role) -> list[str]:
 
 
 def client_id_allowed(role: Role, username: str, client_id: str) -> bool:
-    """May ``username`` (of ``role``) connect with ``client_id``?  Its own name, or one of its role's devices."""
-    return client_id == username or device_role(client_id) is role
+    """May ``username`` (of ``role``) connect with ``client_id``?  Its own name; and the role's own
+    user a device id of its role that has no user of its own.  A device user may use only its own
+    id (each has its own password), so one console cannot take another's id."""
+    if client_id == username:
+        return True
+    return username == str(role) and device_role(client_id) is role and client_id not in device_names(role)
 
 
 def device_patterns(table: str = "+") -> tuple[Rule, ...]:
@@ -208,7 +212,7 @@ def device_patterns(table: str = "+") -> tuple[Rule, ...]:
 
 def broker_users(usernames: Mapping[Role, str] | None = None) -> dict[str, Role]:
     """Every broker user and its role: each role's own username, and one user per usual device id
-    of the role (``device_names``), which logs in with the role's password.  mosquitto binds a
+    of the role (``device_names``), which logs in with a password of its own.  mosquitto binds a
     client id to its username (``use_username_as_clientid``), so a device that logs in under its
     own name keeps its own client id, and several devices of one role (two monitors) do not
     throw each other off."""
@@ -221,16 +225,15 @@ def broker_users(usernames: Mapping[Role, str] | None = None) -> dict[str, Role]
     return users
 
 
-def login_name(username: str, role: Role | str, device: str) -> str:
-    """The username a device logs in with: its own device id when the broker has a user of that
-    name for its role (``broker_users``), else the role's username."""
+def own_login_required(username: str, role: Role | str, device: str) -> bool:
+    """Does ``device`` have a broker user of its own that ``username`` (the role's) must not stand in
+    for?  Such a device logs in with its own password; under the role's login mosquitto would give
+    it the role's client id and refuse its availability."""
     try:
         role = Role(role)
     except ValueError:
-        return username
-    if username == str(role) and device != username and device in device_names(role):
-        return device
-    return username
+        return False
+    return username == str(role) and device != username and device in device_names(role)
 
 
 def build_acl(table: str = "+", usernames: Mapping[Role, str] | None = None) -> Acl:

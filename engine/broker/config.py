@@ -6,11 +6,15 @@ the files comes from the pure ``engine.broker.acl`` and ``engine.broker.passwd``
 The output directory holds:
 
 ``mosquitto.conf``   the deployment broker's configuration (absolute paths)
-``passwd``           one ``$7$`` hash per role (mosquitto 2 format; amqtt reads it too)
-``acl``              the access rules per role (mosquitto format; amqtt reads it too)
-``credentials.json`` each role's username and clear password, mode 0600: hand each
-                     service only its own entry.  Re-running keeps these passwords, so
-                     re-generating the config never locks out running services.
+``passwd``           one ``$7$`` hash per user (mosquitto 2 format; amqtt reads it too)
+``acl``              the access rules per user (mosquitto format; amqtt reads it too)
+``credentials.json`` each role's username and clear password, and each usual device id's
+                     own password (``devices``), mode 0600: hand each service only its own
+                     login (``logins/DEVICE.json``, written by ``write_login``).  Re-running
+                     keeps these passwords, so re-generating never locks out running services.
+
+Every device user has a password of its own: a console that knows its own login cannot log in
+as another console (or take its client id), which a password shared by the role allowed.
 """
 
 from __future__ import annotations
@@ -23,7 +27,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Final
 
-from engine.broker.acl import broker_users, build_acl, render_acl
+from engine.broker.acl import broker_users, build_acl, device_role, render_acl
 from engine.broker.passwd import hash_password, render_password_file
 from engine.wire import MAX_PAYLOAD_BYTES, Role
 
@@ -54,6 +58,8 @@ class BrokerFiles:
     port: int
     table: str
     credentials: Mapping[Role, tuple[str, str]] = field(repr=False)
+    #: device user -> its own password (``engine.broker.acl.device_names``)
+    devices: Mapping[str, str] = field(default_factory=dict, repr=False)
 
     @property
     def mosquitto_conf(self) -> Path:
@@ -71,18 +77,32 @@ class BrokerFiles:
     def credentials_file(self) -> Path:
         return self.directory / "credentials.json"
 
-    def login(self, role: Role | str) -> tuple[str, str]:
-        """``(username, password)`` for a role."""
-        return self.credentials[Role(role)]
+    @property
+    def logins_dir(self) -> Path:
+        return self.directory / "logins"
+
+    def login(self, role: Role | str, device: str | None = None) -> tuple[str, str]:
+        """``(username, password)`` a process of ``role`` logs in with: ``device``'s own login when
+        the broker has a user of that name for the role (``engine.broker.acl.device_names``), else
+        the role's."""
+        role = Role(role)
+        if device is not None and device != self.credentials[role][0] and device_role(device) is role:
+            password = self.devices.get(device)
+            if password is not None:
+                return device, password
+        return self.credentials[role]
 
 
-def _load_credentials(path: Path) -> dict[Role, tuple[str, str]]:
+def _load_credentials(path: Path) -> tuple[dict[Role, tuple[str, str]], dict[str, str]]:
     if not path.exists():
-        return {}
+        return {}, {}
     try:
         doc = json.loads(path.read_text("utf-8"))
-        return {Role(role): (entry["username"], entry["password"]) for role, entry in doc.items()}
-    except (ValueError, KeyError, TypeError) as exc:
+        roles = {Role(role): (entry["username"], entry["password"]) for role, entry in doc.items()
+                 if role != "devices"}
+        devices = {str(name): str(pw) for name, pw in dict(doc.get("devices", {})).items()}
+        return roles, devices
+    except (ValueError, KeyError, TypeError, AttributeError) as exc:
         raise ValueError(
             f"{path} is not a studtable credentials file ({exc}); move it away to generate new passwords"
         ) from exc
@@ -102,7 +122,7 @@ def load_files(directory: str | Path) -> BrokerFiles:
         meta["host"],
         int(meta["port"]),
         meta["table"],
-        _load_credentials(directory / "credentials.json"),
+        *_load_credentials(directory / "credentials.json"),
     )
 
 
@@ -193,7 +213,7 @@ def write_config(
     data = Path(data_dir).resolve() if data_dir is not None else directory / "data"
     data.mkdir(parents=True, exist_ok=True)
 
-    existing = _load_credentials(directory / "credentials.json")
+    existing, existing_devices = _load_credentials(directory / "credentials.json")
     creds: dict[Role, tuple[str, str]] = {}
     for role in Role:
         given = (passwords or {}).get(role)
@@ -203,11 +223,16 @@ def write_config(
             creds[role] = existing[role]
         else:
             creds[role] = (str(role), secrets.token_urlsafe(24))
-    files = BrokerFiles(directory, host, port, table, creds)
-
     usernames = {role: user for role, (user, _) in creds.items()}
+    role_users = set(usernames.values())
+    # Each device user its own password (kept across runs); never the role's.
+    devices = {user: existing_devices.get(user) or secrets.token_urlsafe(24)
+               for user in broker_users(usernames) if user not in role_users}
+    files = BrokerFiles(directory, host, port, table, creds, devices)
+
     acl = build_acl(table, usernames)
-    passwords_by_user = {user: creds[role][1] for user, role in broker_users(usernames).items()}
+    passwords_by_user = {user: devices[user] if user in devices else creds[role][1]
+                         for user, role in broker_users(usernames).items()}
     # mosquitto 2 reads the password and ACL files after it has dropped from root to its own
     # account (``user``; default ``mosquitto``), so those files (and the persistence folder)
     # belong to that account when we run as root; else to whoever runs mosquitto (us).
@@ -225,7 +250,9 @@ def write_config(
     _write(
         files.credentials_file,
         json.dumps(
-            {str(role): {"username": user, "password": pw} for role, (user, pw) in creds.items()}, indent=2
+            {**{str(role): {"username": user, "password": pw} for role, (user, pw) in creds.items()},
+             "devices": devices},
+            indent=2,
         )
         + "\n",
         0o600,
@@ -243,6 +270,23 @@ def write_config(
         0o644,
     )
     return files
+
+
+def write_login(files: BrokerFiles, role: Role | str, device: str, owner: tuple[int, int] | None = None) -> Path:
+    """``logins/DEVICE.json``: the one login a service needs, mode 0600 (systemd hands it to the
+    service with ``LoadCredential=``, so no service reads another's password)."""
+    user, password = files.login(role, device)
+    files.logins_dir.mkdir(mode=0o700, exist_ok=True)
+    path = files.logins_dir / f"{device}.json"
+    _write(path, json.dumps({"role": str(Role(role)), "device": device, "username": user, "password": password},
+                            indent=2) + "\n", 0o600, owner)
+    return path
+
+
+def read_login(path: str | Path) -> tuple[str, str]:
+    """``(username, password)`` from a ``write_login`` file."""
+    doc = json.loads(Path(path).read_text("utf-8"))
+    return str(doc["username"]), str(doc["password"])
 
 
 def _broker_account(run_as: str | None) -> tuple[int, int] | None:

@@ -328,8 +328,8 @@ class EmbeddedBroker:
         self._error: BaseException | None = None
         self._thread = threading.Thread(target=self._run, name=f"amqtt-{port}", daemon=True)
 
-    def login(self, role: Role | str) -> tuple[str, str]:
-        return self.files.login(role)
+    def login(self, role: Role | str, device: str | None = None) -> tuple[str, str]:
+        return self.files.login(role, device)
 
     def start(self, timeout: float = 10.0) -> EmbeddedBroker:
         self._thread.start()
@@ -381,8 +381,8 @@ class RestartableBroker:
         self.port = files.port
         self._broker: EmbeddedBroker | None = None
 
-    def login(self, role: Role | str) -> tuple[str, str]:
-        return self.files.login(role)
+    def login(self, role: Role | str, device: str | None = None) -> tuple[str, str]:
+        return self.files.login(role, device)
 
     def start(self) -> RestartableBroker:
         self._broker = EmbeddedBroker(self.files, self.host, self.port).start()

@@ -31,7 +31,7 @@ def test_state_on_the_broker_reaches_the_console_and_commands_reach_the_engine(
     online = wire.availability("t1", "engine", online=True)
     engine.publish(online.topic, wire.encode(online), retain=True)
 
-    user, password = broker.login("console")
+    user, password = broker.login("console", "console-1")
     edge = MqttEdge(host=broker.host, port=broker.port, username=user, password=password, table="t1",
                     role=Role.CONSOLE, device="console-1", session=5)
     model = TableModel(self_device="console-1")

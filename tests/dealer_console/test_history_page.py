@@ -32,7 +32,7 @@ from tests.engine.edge.test_service import TABLE, client, draw, engine_config
 
 class Screen:
     def __init__(self, broker: Any, export_dir: Path) -> None:
-        user, password = broker.login(Role.CONSOLE)
+        user, password = broker.login(Role.CONSOLE, "console-1")
         self.edge = BusEdge(host=broker.host, port=broker.port, username=user, password=password, table=TABLE,
                             role=Role.CONSOLE, device="console-1")
         self.model = TableModel(engine_device="engine", self_device="console-1")

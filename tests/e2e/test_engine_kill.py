@@ -47,6 +47,7 @@ def _engine_process(broker: Any, tmp_path: Path) -> subprocess.Popen[bytes]:
             f'table = "{T}"\n[game]\nvariant = "F7S"\nante = 1\nbring_in = 2\nsmall_bet = 5\nbig_bet = 10\n'
             '[[seats]]\nseat = 1\nname = "Ann"\nstack = 200\n[[seats]]\nseat = 2\nname = "Bob"\nstack = 200\n'
             f'[store]\nurl = "{tmp_path / "engine.db"}"\n'
+            '[engine]\nauto_start = true\n'  # no dealer here to tap Next hand
             f'[broker]\nhost = "{broker.host}"\nport = {broker.port}\nusername = "{user}"\npassword = "{password}"\n')
     return subprocess.Popen([sys.executable, "-m", "engine.cli", "engine", "--config", str(cfg)],
                             stderr=(tmp_path / "engine.log").open("a"), env={**os.environ, "PYTHONUNBUFFERED": "1"})
@@ -70,10 +71,10 @@ def test_a_hand_whose_end_was_stored_but_not_kept_is_kept_at_replay_and_the_next
     assert monitor.connected()
     monitor.subscribe([wire.topic(T, Channel.STATE)])
     engine = _engine_process(mosquitto_broker, tmp_path)
-    user, password = mosquitto_broker.login("bridge")
+    user, password = mosquitto_broker.login("bridge", "shoe-1")
     shoe = BusClient(host=mosquitto_broker.host, port=mosquitto_broker.port, username=user, password=password,
                      table=T, device="shoe-1", role="bridge", session=1).start()
-    user, password = mosquitto_broker.login("console")
+    user, password = mosquitto_broker.login("console", "console-1")
     console = BusClient(host=mosquitto_broker.host, port=mosquitto_broker.port, username=user, password=password,
                         table=T, device="console-1", role="console", session=1).start()
     try:

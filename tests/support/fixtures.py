@@ -103,8 +103,8 @@ class MosquittoBroker:
         self.log_path = files.directory / "mosquitto.log"
         self.proc: subprocess.Popen[bytes] | None = None
 
-    def login(self, role: Role | str) -> tuple[str, str]:
-        return self.files.login(role)
+    def login(self, role: Role | str, device: str | None = None) -> tuple[str, str]:
+        return self.files.login(role, device)
 
     def log_text(self) -> str:
         return self.log_path.read_text("utf-8", "replace") if self.log_path.exists() else ""

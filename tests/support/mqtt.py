@@ -13,7 +13,7 @@ from typing import Any
 import paho.mqtt.client as mqtt
 from paho.mqtt.enums import CallbackAPIVersion
 
-from engine.broker.acl import DEVICE_PREFIXES, login_name
+from engine.broker.acl import DEVICE_PREFIXES
 
 
 @dataclass(frozen=True)
@@ -54,9 +54,9 @@ class TestClient:
         self._cond = threading.Condition()
         self._client = mqtt.Client(CallbackAPIVersion.VERSION2, client_id=self.client_id,
                                    protocol=mqtt.MQTTv311, clean_session=True)
-        user, pw = broker.login(role)
-        # A device logs in under its own id where the broker has that user (engine.broker.acl).
-        self._client.username_pw_set(login_name(user, role, self.client_id), password if password is not None else pw)
+        # A device logs in with its own login where the broker has that user (engine.broker.acl).
+        user, pw = broker.login(role, self.client_id)
+        self._client.username_pw_set(user, password if password is not None else pw)
         if will:
             self._client.will_set(will[0], will[1], qos=1)
         self._client.on_connect = self._on_connect

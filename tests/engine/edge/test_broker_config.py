@@ -117,12 +117,20 @@ def test_generated_files(tmp_path: Path) -> None:
     assert set(users) == set(broker_users())
     assert {str(r) for r in Role} <= set(users) and {"shoe-1", "cam1", "console-1", "monitor-2"} <= set(users)
     for user, role in broker_users().items():
-        assert verify_password(files.login(role)[1], users[user]), user
+        name, password = files.login(role, user)
+        assert name == user and verify_password(password, users[user]), user
+    # Every device user has a password of its own: a console's login is no other console's.
+    device_passwords = [files.login(role, user)[1] for user, role in broker_users().items()]
+    assert len(set(device_passwords)) == len(device_passwords)
+    assert not verify_password(files.login("console", "console-1")[1], users["console-2"])
+    assert not verify_password(files.login("console")[1], users["console-1"])
     assert "use_username_as_clientid true" in conf.splitlines()
     assert files.credentials_file.stat().st_mode & 0o777 == 0o600
     again = write_config(tmp_path / "cfg", port=18883, table="t1")
-    assert again.credentials == files.credentials  # re-generating never locks services out
+    # re-generating never locks services out
+    assert again.credentials == files.credentials and again.devices == files.devices
     assert load_files(tmp_path / "cfg").credentials == files.credentials
+    assert load_files(tmp_path / "cfg").devices == files.devices
 
 
 def test_cli_writes_the_config(tmp_path: Path) -> None:
@@ -132,7 +140,7 @@ def test_cli_writes_the_config(tmp_path: Path) -> None:
     assert done.returncode == 0, done.stderr
     assert "listener 1999 127.0.0.1" in (out / "mosquitto.conf").read_text()
     assert "studtable/v1/t3/public/state" in (out / "acl").read_text()
-    assert set(json.loads((out / "credentials.json").read_text())) == {str(r) for r in Role}
+    assert set(json.loads((out / "credentials.json").read_text())) == {str(r) for r in Role} | {"devices"}
 
 
 def test_every_role_logs_in_and_strangers_do_not(mqtt_broker: Any) -> None:

@@ -117,7 +117,7 @@ def bus(mqtt_broker: Any) -> Iterator[Callable[..., BusClient]]:
     made: list[BusClient] = []
 
     def make(role: str, device: str, session: int = 1, **kw: Any) -> BusClient:
-        user, pw = mqtt_broker.login(role)
+        user, pw = mqtt_broker.login(role, device)
         client = BusClient(host=mqtt_broker.host, port=mqtt_broker.port, username=user, password=pw, table=T,
                            device=device, role=role, session=session, version="9.9", **kw)
         made.append(client)
@@ -191,7 +191,7 @@ def test_clean_stop_leaves_offline_retained(mqtt_broker: Any, bus: Any) -> None:
 
 
 def test_wrong_password_is_a_clear_error(mqtt_broker: Any) -> None:
-    client = BusClient(host=mqtt_broker.host, port=mqtt_broker.port, username="console", password="nope",
+    client = BusClient(host=mqtt_broker.host, port=mqtt_broker.port, username="console-1", password="nope",
                        table=T, device="console-1", role="console", session=1)
     try:
         with pytest.raises(BusError, match="username and password"):
@@ -319,7 +319,7 @@ def test_embedded_broker_asks_the_acl_directly() -> None:
     broker = start_embedded_broker()
     try:
         inbox = Inbox()
-        user, password = broker.login("console")
+        user, password = broker.login("console", "console-1")
         console = BusClient(host="127.0.0.1", port=broker.port, username=user, password=password, table="t1",
                             device="console-1", role="console", session=1, on_message=inbox.add)
         console.subscribe(Channel.STATE)
@@ -334,7 +334,7 @@ def test_embedded_broker_asks_the_acl_directly() -> None:
         assert inbox.messages and inbox.messages[0].channel is Channel.STATE
         acl = broker._broker._studtable_acl
         assert isinstance(acl, StudtableAclPlugin)
-        # console-1 logs in as its own user (engine.broker.acl.login_name)
+        # console-1 logs in as its own user (its own password: BrokerFiles.login(role, device))
         assert ("console-1", "console-1", "studtable/v1/t1/public/state") in {k[:3] for k in acl._verdicts}
         engine.stop()
         console.stop()

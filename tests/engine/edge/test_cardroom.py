@@ -160,7 +160,7 @@ def test_tables_bridged_to_a_central_broker_over_tls(tmp_path: Path) -> None:
             engine = BusClient(host=b.host, port=b.port, username=user, password=password, table=t,
                                device="engine", role="engine", session=1).start()
             clients.append(engine)
-            user, password = b.login("bridge")
+            user, password = b.login("bridge", "shoe-1")
             shoe = BusClient(host=b.host, port=b.port, username=user, password=password, table=t,
                              device="shoe-1", role="bridge", session=1).start()
             clients.append(shoe)

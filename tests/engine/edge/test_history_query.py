@@ -35,7 +35,7 @@ class Asker:
     def __init__(self, broker: Any, device: str = "console-1") -> None:
         self.answers: list[Message] = []
         self._cond = threading.Condition()
-        user, password = broker.login("console")
+        user, password = broker.login("console", device)
         self.bus = BusClient(host=broker.host, port=broker.port, username=user, password=password, table=TABLE,
                              device=device, role="console", session=int(time.time() * 1000), on_message=self._on)
         self.bus.subscribe(Channel.HISTORY_REPLY)

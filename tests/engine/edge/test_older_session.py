@@ -57,7 +57,7 @@ def test_a_bridge_that_lost_its_session_file_is_prompted_and_its_cards_dealt(mos
                                                                              tmp_path: Path) -> None:
     service = EngineService(engine_config(mosquitto_broker, tmp_path / "engine.db")).start()
     monitor = TestClient(mosquitto_broker, "monitor")
-    user, password = mosquitto_broker.login("bridge")
+    user, password = mosquitto_broker.login("bridge", "shoe-1")
     made: list[BusClient] = []
     try:
         assert monitor.connected()

@@ -12,7 +12,7 @@ from engine.wire import Channel
 
 
 def test_recorder_keeps_each_tables_hands_once(mosquitto_broker: Any, pg_dsn: str) -> None:
-    user, password = mosquitto_broker.login("recorder")
+    user, password = mosquitto_broker.login("recorder", "recorder-1")
     rec = Recorder(host=mosquitto_broker.host, port=mosquitto_broker.port, username=user, password=password,
                    store=pg_dsn).start()
     engines = []

@@ -40,7 +40,7 @@ def engine_config(broker: Any, store: Path) -> EngineConfig:
 
 
 def client(broker: Any, role: str, device: str) -> BusClient:
-    user, password = broker.login(role)
+    user, password = broker.login(role, device)
     return BusClient(host=broker.host, port=broker.port, username=user, password=password, table=TABLE,
                      device=device, role=role, session=1).start()
 

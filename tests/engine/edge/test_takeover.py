@@ -104,7 +104,7 @@ def made() -> Iterator[list[Any]]:
 
 
 def bus(broker: Any, role: str, device: str, made: list[Any], **kw: Any) -> BusClient:
-    user, pw = broker.login(role)
+    user, pw = broker.login(role, device)
     client = BusClient(host=broker.host, port=broker.port, username=user, password=pw, table=T, device=device,
                        role=role, session=int(time.time() * 1000), **kw)
     made.append(client)
@@ -192,8 +192,40 @@ def test_client_ids_are_bound_to_roles() -> None:
 
     assert device_role("shoe-1") is Role.BRIDGE and device_role("cam1") is Role.VISION
     assert device_role("engine") is Role.ENGINE and device_role("enginex") is None
-    assert client_id_allowed(Role.CONSOLE, "console", "console-sim")
+    # The role's own login may use an ad-hoc id of its role, never one that has a login of its own.
+    assert client_id_allowed(Role.CONSOLE, "console", "console-tablet")
+    assert not client_id_allowed(Role.CONSOLE, "console", "console-sim")
+    assert not client_id_allowed(Role.CONSOLE, "console-1", "console-2")
+    assert client_id_allowed(Role.CONSOLE, "console-1", "console-1")
     assert not client_id_allowed(Role.CONSOLE, "console", "engine")
     assert not client_id_allowed(Role.CONSOLE, "console", "shoe-1")
     assert not client_id_allowed(Role.MONITOR, "monitor", f"console-{uuid.uuid4().hex[:4]}")
     assert wire.topic(T, Channel.AVAIL, "shoe-1").endswith("avail/shoe-1")
+
+
+def test_one_console_can_neither_log_in_as_another_nor_take_its_client_id(mqtt_broker: Any,
+                                                                           made: list[Any]) -> None:
+    """Security review finding 8: the devices of one role shared the role's password, so any
+    console could log in as ``console-2`` and throw the real one off.  Each device user now has a
+    password of its own, and a device user may use only its own client id."""
+    victim = bus(mqtt_broker, "console", "console-2", made).start()
+    assert victim.connect_count == 1
+    user, pw = mqtt_broker.login("console", "console-1")
+    assert user == "console-1"
+    attempts = [
+        Raw(mqtt_broker, "console-2", pw, "console-2"),  # console-1's password as console-2's
+        Raw(mqtt_broker, user, pw, "console-2"),  # its own login, console-2's client id
+    ]
+    role_user, role_pw = mqtt_broker.login("console")
+    attempts.append(Raw(mqtt_broker, role_user, role_pw, "console-2"))  # the role's login, that id
+    made.extend(attempts)
+    for a in attempts:
+        assert a.answered()
+    assert not attempts[0].accepted(), "console-1's password let it log in as console-2"
+    time.sleep(1.0)
+    assert victim.connected and victim.connect_count == 1, (
+        f"{mqtt_broker.kind}: another console's login threw console-2 off")
+    # Its own login still works: the control that the attempts above were refused for the right reason.
+    own = Raw(mqtt_broker, user, pw, "console-1")
+    made.append(own)
+    assert own.answered() and own.accepted()
