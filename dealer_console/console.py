@@ -140,8 +140,8 @@ class ConsoleWindow(QMainWindow):
         self.banner.setAccessibleName("banner")
         self.banner.setAlignment(Qt.AlignmentFlag.AlignCenter)
         self.banner.setWordWrap(True)
-        self.banner.setFont(_font(20, True))
-        self.banner.setStyleSheet("color: white; background: #b3261e; border-radius: 8px; padding: 8px;")
+        self.banner.setFont(_font(17, True))  # one or two lines: the page under it keeps 1024x600 (issue 21, 10)
+        self.banner.setStyleSheet("color: white; background: #b3261e; border-radius: 8px; padding: 4px 8px;")
         outer.addWidget(self.banner)
 
         self.pages = QStackedWidget()
@@ -274,6 +274,14 @@ class ConsoleWindow(QMainWindow):
         self.game.setToolTip(f"{snap.game_name} {snap.stakes} ({snap.rules} rules)")
         self.table.show_snapshot(snap, {s for p in self.model.prompts for s in p.seats})
         self.announce.setText(announcement_lines(snap))
+        # Hide before showing: the bottom panels never share the screen, and a moment with two of them
+        # shown would raise the window's minimum height past a 600-px screen (issue 21, 10).
+        between = snap.phase in ("idle", "complete")
+        at_showdown = snap.phase == "showdown" and snap.to_act is not None
+        if at_showdown or between:
+            self.action_bar.setVisible(False)
+        if not between:
+            self.next_hand.setVisible(False)
         showdown = self.showdown.set_snapshot(snap)
         if snap.phase == "dealing":
             idle = "Dealing…"
@@ -282,7 +290,6 @@ class ConsoleWindow(QMainWindow):
         else:
             idle = "Waiting for the next hand" if snap.phase == "idle" else ""
         betting = snap.to_act is not None and snap.phase == "betting"
-        between = snap.phase in ("idle", "complete")
         self.action_bar.set_options(snap.options if betting else (), idle)
         self.action_bar.setVisible(not showdown and not between)
         self.next_hand.setVisible(between)

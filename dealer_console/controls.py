@@ -155,7 +155,7 @@ class CardPicker(QWidget):
             for c, rank in enumerate(RANKS):
                 code = rank + suit
                 label = ("10" if rank == "T" else rank) + SUIT_SIGN[suit]
-                b = button(label, f"card-picker.{code}", height=40, px=19)
+                b = button(label, f"card-picker.{code}", px=19)  # ROW_PX high: a finger's width at 1024x600
                 b.setMinimumWidth(44)
                 b.setSizePolicy(QSizePolicy.Policy.Expanding, QSizePolicy.Policy.Expanding)
                 b.setStyleSheet(f"QPushButton {{ color: {SUIT_COLOUR[suit]}; background: #1f2a27; border: 1px solid"
@@ -169,13 +169,13 @@ class CardPicker(QWidget):
         named(self.chosen, "card-picker.chosen")
         self.chosen.setFont(_font(20, True))
         row.addWidget(self.chosen, 1)
-        self.unknown = button("Unknown (??)", "card-picker.unknown", height=44)
+        self.unknown = button("Unknown (??)", "card-picker.unknown")
         self.unknown.clicked.connect(lambda: self._tap("??"))
-        self.undo = button("Back", "card-picker.back", height=44)
+        self.undo = button("Back", "card-picker.back")
         self.undo.clicked.connect(self._back)
-        self.done = button("Done", "card-picker.done", height=44, style="QPushButton { background: #2b8a4a; }")
+        self.done = button("Done", "card-picker.done", style="QPushButton { background: #2b8a4a; }")
         self.done.clicked.connect(self._done)
-        self.cancel = button("Cancel", "card-picker.cancel", height=44)
+        self.cancel = button("Cancel", "card-picker.cancel")
         self.cancel.clicked.connect(self._cancel)
         for b in (self.unknown, self.undo, self.done, self.cancel):
             b.setMinimumWidth(110)
@@ -251,11 +251,12 @@ class ShowdownPanel(QWidget):
         v.addWidget(self.who)
         h = QHBoxLayout()
         h.setSpacing(12)
-        big = "QPushButton {{ color: white; background: {0}; border-radius: 12px; padding: 6px 18px; }}"
-        self.show_button = button("Show hand", "showdown.show", height=64, px=24, style=big.format("#1f6e3a"))
-        self.pick_button = button("Key shown cards", "showdown.pick", height=64, px=20, style=big.format("#24527a"))
-        self.muck_button = button("Muck", "showdown.muck", height=64, px=24, style=big.format("#8e2323"))
-        self.kill_button = button("Kill hand", "showdown.kill", height=64, px=20, style=big.format("#4a1f5c"))
+        big = "QPushButton {{ color: white; background: {0}; border-radius: 12px; padding: 6px 10px; }}"
+        # Four in a row within the 654 px a 1024-px screen leaves beside the side column (issue 21, 10).
+        self.show_button = button("Show hand", "showdown.show", height=64, px=22, style=big.format("#1f6e3a"))
+        self.pick_button = button("Key cards", "showdown.pick", height=64, px=22, style=big.format("#24527a"))
+        self.muck_button = button("Muck", "showdown.muck", height=64, px=22, style=big.format("#8e2323"))
+        self.kill_button = button("Kill hand", "showdown.kill", height=64, px=22, style=big.format("#4a1f5c"))
         for b in self.buttons:
             b.setSizePolicy(QSizePolicy.Policy.Expanding, QSizePolicy.Policy.Fixed)
             h.addWidget(b)
@@ -563,6 +564,9 @@ class SeatingPage(QWidget):
                 from dealer_console.widgets import _font
 
                 lbl.setFont(_font(16, True))
+                # the name may be cut short on a 1024-px screen with the form open, never the buttons
+                lbl.setSizePolicy(QSizePolicy.Policy.Ignored, QSizePolicy.Policy.Preferred)
+                lbl.setMinimumWidth(90)
                 row = QHBoxLayout()
                 row.addWidget(lbl, 1)
                 buttons: dict[str, QPushButton] = {}

@@ -99,7 +99,7 @@ class EnrollWizard(QWidget):
         self.name = QLineEdit()
         self.name.setObjectName("enrollName")
         self.name.setPlaceholderText("deck name, e.g. red-1")
-        self.name.setMinimumHeight(44)
+        self.name.setMinimumHeight(48)  # a touch control (issue 21, 10)
         self.name.setFont(_font(18))
         row.addWidget(self.name, 1)
         self.start_button = QPushButton("Start")

@@ -42,7 +42,7 @@ from PySide6.QtWidgets import (
 )
 
 from dealer_console.cards import CardImages, card_name
-from dealer_console.controls import TapGuard
+from dealer_console.controls import ROW_PX, TapGuard
 from dealer_console.health import DeviceHealth, age_text
 from dealer_console.snapshot import OptionView, PromptView, SeatView, TableSnapshot, award_text, option_names
 from engine.citations import cite
@@ -265,7 +265,7 @@ class TableView(QWidget):
         self.center.setAlignment(Qt.AlignmentFlag.AlignCenter)
         self.center.setTextFormat(Qt.TextFormat.RichText)
         self.center.setStyleSheet(f"color: {TEXT}; background: transparent;")
-        self.setMinimumSize(420, 250)
+        self.setMinimumSize(340, 220)  # the history page beside it fits 1024 px (issue 21, 10)
         self._felt: QPixmap | None = None
         self.setSizePolicy(QSizePolicy.Policy.Expanding, QSizePolicy.Policy.Expanding)
 
@@ -697,7 +697,7 @@ class ReportPanel(QGroupBox):
         self.seat = QComboBox()
         self.seat.setObjectName("reportSeat")
         self.seat.setAccessibleName("report.seat")
-        self.seat.setMinimumHeight(40)
+        self.seat.setMinimumHeight(ROW_PX)
         self.seat.setFont(_font(16))
         g.addWidget(QLabel("Seat"), 0, 0)
         g.addWidget(self.seat, 0, 1)
@@ -707,7 +707,7 @@ class ReportPanel(QGroupBox):
             b.setObjectName(f"report_{rid}")
             b.setStyleSheet("padding: 2px 4px;")
             b.setAccessibleName(f"report.{rid}")
-            b.setMinimumHeight(46)
+            b.setMinimumHeight(ROW_PX)
             b.setFont(_font(13, True))
             b.clicked.connect(lambda _=False, rid=rid, s=needs_seat: self.reported.emit(rid, self.current_seat()
                                                                                      if s else None))
