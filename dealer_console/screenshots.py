@@ -64,7 +64,7 @@ def render(out_dir: Path, states_file: Path | None = None) -> list[Path]:
         if not engine_up:
             model.apply_message(Message("t1", Channel.AVAIL, AVAILABILITY_OFFLINE, "engine", None, None, {}))
         w = ConsoleWindow(model, Commands(MemorySink()), images=images,
-                          history=MemoryHistory({"1": hand_events()}))
+                          history=MemoryHistory({"1": marked(hand_events())}))
         w.resize(*size)
         w.show_page(page)
         if page == 2:
@@ -151,3 +151,13 @@ def render(out_dir: Path, states_file: Path | None = None) -> list[Path]:
     wizard.close()
     app.processEvents()
     return written
+
+
+def marked(events: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    """The scripted hand as the hand log keeps it: each event with a source and a time (UTC)."""
+    out = []
+    for i, e in enumerate(events):
+        source = {"card_dealt": "shoe-1", "card_burned": "shoe-1", "player_action": "console-1",
+                  "cards_shown": "console-1", "hand_mucked": "console-1"}.get(str(e.get("type")), "engine")
+        out.append({**e, "_source": source, "_at": f"2026-12-01T20:{14 + (i * 7) // 60:02d}:{(i * 7) % 60:02d}Z"})
+    return out

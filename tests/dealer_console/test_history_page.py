@@ -100,6 +100,8 @@ def _type(d: ConsoleDriver, pad: str, text: str) -> None:
 
 
 def _clear(d: ConsoleDriver, n: int = 6) -> None:
+    if d.find("numpad.clear") is None:
+        d.tap("history.keys")  # the keys come back (a search shows its results in their place)
     for _ in range(n):
         d.tap("numpad.clear")
 
@@ -202,3 +204,33 @@ def test_a_console_config_that_still_names_history_db_is_told_what_to_do(tmp_pat
     assert line.startswith(f"{path}: history_db: is not used any more") and line.endswith("delete the history_db line")
     path.write_text('table = "t1"\n')
     assert retired_settings(AppConfig.load(path, "console")) == []
+
+
+def test_the_history_page_fits_a_1024x600_screen_with_its_keys_shown(qtbot: Any) -> None:
+    from dealer_console.edge import MemorySink
+    from dealer_console.history import MemoryHistory
+    from dealer_console.screenshots import marked
+    from dealer_console.scripted import hand_events
+
+    model = TableModel(self_device="console")
+    model.set_broker(True)
+    model.health.availability("engine", True)
+    model.health.heard("engine")
+    window = ConsoleWindow(model, Commands(MemorySink()), images=CardImages("anglo"),
+                           history=MemoryHistory({"1": marked(hand_events())}))
+    qtbot.addWidget(window)
+    window.show()
+    qtbot.wait(50)
+    window.resize(1024, 600)
+    qtbot.wait(50)
+    assert (window.width(), window.height()) == (1024, 600)  # the table page fits (the baseline)
+    d = ConsoleDriver(window)
+    d.tap("page.history")
+    qtbot.waitUntil(lambda: window.history.step_list.count() == len(hand_events()) + 1, timeout=5000)
+    for keys_on in (True, False):
+        d.tap("history.keys")
+        qtbot.wait(50)
+        assert (window.width(), window.height()) == (1024, 600), keys_on
+        assert (d.find("keyboard.Q") is not None) is keys_on and (d.find("history.steps") is None) is keys_on
+    hint = window.minimumSizeHint()
+    assert hint.width() <= 1024 and hint.height() <= 600, hint
