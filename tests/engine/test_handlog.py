@@ -49,3 +49,49 @@ def test_the_phh_export_carries_the_rulings_and_still_reads_back() -> None:
                                           "Seat 3 (Chen)"]
     assert phh.loads(text).hand.is_over  # the plain play replays as before
     assert handlog.export_phh(hand, steps) == phh.dumps(hand)  # no ruling: plain PHH
+
+
+def _scenario_hands() -> list[list[dict]]:
+    import glob
+
+    from engine import scenario
+
+    hands: list[list[dict]] = []
+    for path in sorted(glob.glob("tests/scenarios/*.toml")):
+        data = scenario.load(path)
+        floor, _ = scenario.build_floor(data["table"])
+        for step in data.get("steps", []):
+            try:
+                for inp in scenario.step_inputs(step, floor):
+                    floor.handle(inp)
+            except Exception:  # a step the scenario expects to be refused
+                pass
+        played = list(floor.hands) + ([floor.table.hand] if floor.table.hand is not None else [])
+        seen: set[int] = set()
+        for hand in played:
+            if id(hand) not in seen:
+                seen.add(id(hand))
+                hands.append([e.to_json() for e in hand.events])
+    return hands
+
+
+def test_every_scenario_hand_folds_exports_and_without_reveal_names_no_unshown_down_card() -> None:
+    hands = _scenario_hands()
+    ruled = 0
+    for events in hands:
+        hand, steps = handlog.steps_of(events, reveal=True, table_id="t1")
+        text = handlog.export_phh(hand, steps)
+        data = tomllib.loads(text)
+        if any(s["kind"] not in handlog.PHH_EVENTS and s["kind"] != "result" for s in steps):
+            ruled += 1
+            assert len(data["_studtable_rulings"]) >= 1 and "# studtable: rulings changed this hand" in text
+        public = handlog.steps_of(events, reveal=False, table_id="t1")[1]
+        down = {e["card"] for e in events if e["type"] == "card_dealt" and not e["face_up"]}
+        burns = {e["card"] for e in events if e["type"] == "card_burned"}
+        shown = {c for e in events if e["type"] == "cards_shown" for c in e["cards"]}
+        # what the table saw at some step: up cards (an exposed hole card among them), shown cards
+        seen = {c for st in public for seat in st["state"]["seats"] for c in [*seat["up"], *seat["shown"]]}
+        named = {c for st in public for c in st["cards"]}
+        assert named & ((down | burns) - shown - seen) == set(), events[0]
+        assert named <= seen | shown | {e["card"] for e in events if e["type"] == "common_card_dealt"}
+    assert len(hands) >= 60 and ruled >= 30, (len(hands), ruled)
