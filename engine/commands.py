@@ -192,8 +192,13 @@ def _history_export(args: argparse.Namespace) -> int:
         return 1
     if args.format == "phh":
         if record.phh is None:
-            print(f"hand {args.hand} was voided (misdeal): it has no PHH, only its events", file=sys.stderr)
-            return 1
+            # Changed by a ruling (or voided): its plain play as PHH, the rulings as comments and
+            # _studtable_rulings (engine.handlog), as the console's export writes it.
+            from engine import handlog
+
+            hand, steps = handlog.steps_of(record.events, reveal=True, table_id=record.table)
+            sys.stdout.write(handlog.export_phh(hand, steps))
+            return 0
         sys.stdout.write(record.phh)
     else:
         print(json.dumps({"hand": record.hand_id, "table": record.table, "variant": record.variant,

@@ -95,3 +95,21 @@ def test_every_scenario_hand_folds_exports_and_without_reveal_names_no_unshown_d
         assert named & ((down | burns) - shown - seen) == set(), events[0]
         assert named <= seen | shown | {e["card"] for e in events if e["type"] == "common_card_dealt"}
     assert len(hands) >= 60 and ruled >= 30, (len(hands), ruled)
+
+
+def test_the_cli_exports_a_ruled_hand_as_phh_with_its_rulings(tmp_path: object, capsys: object) -> None:
+    from pathlib import Path
+
+    from engine.cli import main
+    from engine.store import HandRecord, SqliteStore
+
+    events = next(h for h in _scenario_hands()
+                  if any(e["type"] not in handlog.PHH_EVENTS for e in h) and not any(
+                      e["type"] == "hand_voided" for e in h))
+    path = Path(str(tmp_path)) / "t1.sqlite"
+    store = SqliteStore(path, "t1")
+    store.record_hand(HandRecord("t1-1", "t1", "F7S", "x", "x", events, None))
+    store.close()
+    assert main(["history", "export", "--store", str(path), "--table", "t1", "--hand", "t1-1"]) == 0
+    out = capsys.readouterr().out  # type: ignore[attr-defined]
+    assert tomllib.loads(out)["_studtable_rulings"] and out.startswith("# studtable: rulings changed this hand")
