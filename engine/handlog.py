@@ -47,7 +47,7 @@ from engine.events import (
 )
 from engine.hand import Hand
 from engine.public import public_state
-from engine.wire import MAX_HISTORY_PAGE, Role
+from engine.wire import MAX_HISTORY_PAGE, MAX_HISTORY_STEPS, Role
 
 #: Plain play: what PHH can say.  Any other event in a hand's log is a ruling or a dealer correction.
 PHH_EVENTS: Final = frozenset({"hand_started", "card_dealt", "card_burned", "common_card_dealt",
@@ -248,6 +248,26 @@ def export_phh(hand: Hand, steps: Sequence[Mapping[str, Any]]) -> str:
     if hand.voided:
         tail.append("_studtable_voided = true")
     return "\n".join(head) + "\n" + text + "\n".join(tail) + "\n"
+
+
+def fit(body: dict[str, Any], max_bytes: int) -> dict[str, Any]:
+    """The answer made to fit one message: a very long hand's steps keep their words, cards and pots
+    and lose the table picture of each step (the console says so); a hand still too long (or of
+    more steps than the wire carries) is refused with what to do instead."""
+    detail = body.get("hand")
+    if detail is None or (_size(body) <= max_bytes and len(detail["steps"]) <= MAX_HISTORY_STEPS):
+        return body
+    for step in detail["steps"]:
+        step["state"] = None
+    if _size(body) <= max_bytes and len(detail["steps"]) <= MAX_HISTORY_STEPS:
+        return body
+    return {**body, "hand": None,
+            "error": f"hand {detail['number']} is too long to send to a screen ({len(detail['steps'])} steps); "
+                     f"export it on the engine's machine: studtable history export --hand {detail['hand']}"}
+
+
+def _size(body: Mapping[str, Any]) -> int:
+    return len(json.dumps(body, separators=(",", ":"), ensure_ascii=False).encode("utf-8"))
 
 
 def matches(e: HandEntry, query: Mapping[str, Any]) -> bool:

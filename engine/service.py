@@ -858,12 +858,7 @@ class EngineService:
     def _send_answer(self, body: dict[str, Any]) -> None:
         from engine.wire import MAX_PAYLOAD_BYTES, WireError
 
-        detail = body.get("hand")
-        if detail is not None and len(json.dumps(body, separators=(",", ":"))) > MAX_PAYLOAD_BYTES - 4096:
-            # A very long hand: the steps keep their words, cards and pots; the table picture of
-            # each step is left out rather than the answer (the console says so).
-            for step in detail["steps"]:
-                step["state"] = None
+        body = handlog.fit(body, MAX_PAYLOAD_BYTES - 4096)  # a very long hand: without its table pictures
         try:
             self._bus.publish(Channel.HISTORY_REPLY, "answer", **body)
         except WireError:

@@ -73,6 +73,8 @@ MAX_COUNTER: Final = (1 << 53) - 1
 MAX_HISTORY_PAGE: Final = 50
 #: The longest player name a history search takes (engine.inputs.MAX_NAME is the seating limit).
 MAX_HISTORY_NAME: Final = 40
+#: The most steps (events and the result) one history answer carries.
+MAX_HISTORY_STEPS: Final = 2000
 
 _ID_RE: Final = re.compile(r"[A-Za-z0-9][A-Za-z0-9_.-]{0,63}")
 _KIND_RE: Final = re.compile(r"[a-z][a-z0-9_]{0,63}")
@@ -565,9 +567,9 @@ def _history_detail(value: Any, path: str) -> Any:
             F("variant", text(16)),
             F("live", boolean),
             F("hole_cards", boolean),
-            F("steps", list_of(_history_step, 2000)),
+            F("steps", list_of(_history_step, MAX_HISTORY_STEPS)),
             F("phh", nullable(text(MAX_PAYLOAD_BYTES))),
-            F("log", nullable(list_of(any_object, 2000))),
+            F("log", nullable(list_of(any_object, MAX_HISTORY_STEPS))),
         ),
         extra=False,
         path=path + ".",

@@ -113,3 +113,22 @@ def test_the_cli_exports_a_ruled_hand_as_phh_with_its_rulings(tmp_path: object, 
     assert main(["history", "export", "--store", str(path), "--table", "t1", "--hand", "t1-1"]) == 0
     out = capsys.readouterr().out  # type: ignore[attr-defined]
     assert tomllib.loads(out)["_studtable_rulings"] and out.startswith("# studtable: rulings changed this hand")
+
+
+def test_a_hand_too_long_for_one_message_loses_its_pictures_then_says_what_to_do() -> None:
+    import copy
+    import json
+
+    body = _answer(Role.CONSOLE)
+    size = len(json.dumps(body, separators=(",", ":"), ensure_ascii=False).encode())
+    assert handlog.fit(copy.deepcopy(body), size) == body
+    bare = copy.deepcopy(body)
+    for step in bare["hand"]["steps"]:
+        step["state"] = None
+    bare_size = len(json.dumps(bare, separators=(",", ":"), ensure_ascii=False).encode())
+    assert bare_size < size / 3
+    slim = handlog.fit(copy.deepcopy(body), bare_size)
+    assert slim["hand"]["steps"] == bare["hand"]["steps"] and slim["error"] is None
+    refused = handlog.fit(copy.deepcopy(body), bare_size - 1)
+    assert refused["hand"] is None and "studtable history export --hand t1-1" in refused["error"]
+    assert refused["hands"] == body["hands"]
