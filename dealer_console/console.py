@@ -36,6 +36,7 @@ from dealer_console.controls import (
     ShowdownPanel,
     TapGuard,
 )
+from dealer_console.corrections import CorrectionPanel, GamePage
 from dealer_console.edge import REPORTS, Commands
 from dealer_console.enroll import EnrollWizard, TagSource
 from dealer_console.history import HistorySource
@@ -54,7 +55,7 @@ from dealer_console.widgets import (
 )
 from engine.cards import Card, CardError
 
-PAGES = ("Table", "Seats", "History", "Deck")
+PAGES = ("Table", "Seats", "Game", "History", "Deck")
 
 STYLE = """
 QMainWindow, QWidget#consoleRoot { background: #101416; }
@@ -90,7 +91,7 @@ def parse_manual_card(text: str) -> str:
 
 #: which panel shows the engine's refusal of each command kind (issue 21, 6)
 REFUSAL_AREA = {"action": "action", "show": "showdown", "muck": "showdown", "ruling": "prompt", "report": "report",
-                "manual_card": "manual", "table": "seating"}
+                "manual_card": "manual", "table": "seating", "correction": "correction"}
 
 
 class ConsoleWindow(QMainWindow):
@@ -206,6 +207,8 @@ class ConsoleWindow(QMainWindow):
         sv.addWidget(self.report_refusal)
         self.manual = ManualCardPanel()
         sv.addWidget(self.manual)
+        self.correction = CorrectionPanel()
+        sv.addWidget(self.correction)
         sv.addStretch(0)
         # The side column scrolls on a small screen (1024x600) instead of squeezing the table.
         side_scroll = scroll(side)
@@ -216,6 +219,8 @@ class ConsoleWindow(QMainWindow):
 
         self.seating = SeatingPage()
         self.pages.addWidget(self.seating)
+        self.game_page = GamePage()
+        self.pages.addWidget(self.game_page)
         self.history = HistoryBrowser(history, self.images, export_dir=export_dir or DEFAULT_EXPORT_DIR)
         self.pages.addWidget(self.history)
         self.enroll = EnrollWizard(self.images, tag_source, decks_dir)
@@ -225,7 +230,8 @@ class ConsoleWindow(QMainWindow):
         self.show_page(0)
         self.refusals: dict[str, RefusalLabel] = {
             "action": self.action_refusal, "showdown": self.showdown.refusal, "prompt": self.prompt_refusal,
-            "report": self.report_refusal, "manual": self.manual.refusal, "seating": self.seating.refusal}
+            "report": self.report_refusal, "manual": self.manual.refusal, "seating": self.seating.refusal,
+            "correction": self.correction.refusal, "game": self.game_page.refusal}
         self._picker_for: tuple[str, int | None] | None = None
         self.sent = 0  # commands sent from this screen
         self._shown_error: object = None
@@ -252,6 +258,9 @@ class ConsoleWindow(QMainWindow):
         self.picker.cancelled.connect(self._close_picker)
         self.next_hand.clicked.connect(lambda: self._send("table", lambda: self.commands.table("start_hand", None),
                                                            area="action"))
+        self.correction.undo.connect(lambda hand, entry, pin: self._send(
+            "correction", lambda: self.commands.correction(hand, entry, pin), area="correction"))
+        self.game_page.change.connect(lambda game: self._send("table", lambda: self.commands.game(game), area="game"))
         self.seating.command.connect(
             lambda op, seat, fields: self._send("table", lambda: self.commands.table(op, seat, **fields)))
         self.on_state()
@@ -270,7 +279,10 @@ class ConsoleWindow(QMainWindow):
         snap = self.model.snapshot
         hand = f" · hand {snap.hand_id}" if snap.hand_id is not None else ""
         limits = f" {snap.limits}" if snap.limits else ""
-        self.game.setText(f"{snap.game_name or 'No game'}{limits}{hand}")
+        nxt = self.model.raw_state.get("next_game")
+        later = f" · next hand: {nxt.get('name')} {nxt.get('small_bet')}/{nxt.get('big_bet')}" \
+            if isinstance(nxt, dict) else ""
+        self.game.setText(f"{snap.game_name or 'No game'}{limits}{hand}{later}")
         self.game.setToolTip(f"{snap.game_name} {snap.stakes} ({snap.rules} rules)")
         self.table.show_snapshot(snap, {s for p in self.model.prompts for s in p.seats})
         self.announce.setText(announcement_lines(snap))
@@ -300,6 +312,9 @@ class ConsoleWindow(QMainWindow):
         nd = self.model.raw_state.get("next_deal")
         self.manual.set_snapshot(snap, [d for d in nd if isinstance(d, dict)] if isinstance(nd, list) else [])
         self.seating.set_snapshot(snap)
+        self.correction.set_entries(self.model.raw_state.get("dealer_inputs"))
+        self.game_page.set_state(self.model.raw_state.get("game"), self.model.raw_state.get("next_game"),
+                                 snap.phase not in ("idle", "complete"))
         self._show_refusal()
         self._apply_enabled()
 
@@ -343,7 +358,7 @@ class ConsoleWindow(QMainWindow):
             self.banner.setText("ENGINE UNREACHABLE: controls locked until it is back. Keep the cards where they are.")
         self.banner.setVisible(not ok)
         for w in (self.action_bar, self.prompts, self.reports, self.manual, self.showdown, self.next_hand,
-                  self.picker, self.seating):
+                  self.picker, self.seating, self.correction, self.game_page):
             w.setEnabled(ok)
 
     # -- view -> commands -----------------------------------------------------

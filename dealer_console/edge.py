@@ -94,6 +94,14 @@ class Commands:
     def muck(self, seat: int) -> Message:
         return self.sink.send("muck", seat=seat)
 
+    def correction(self, hand: int, entry: int, pin: str = "") -> Message:
+        """Undo one of the hand's entries (``dealer_inputs``); the floor PIN for an older one."""
+        return self.sink.send("correction", op="undo", hand=hand, input=entry, **({"pin": pin} if pin else {}))
+
+    def game(self, game: dict[str, Any]) -> Message:
+        """The game and stakes from the next hand (the engine checks them)."""
+        return self.sink.send("table", op="game", seat=None, game=dict(game))
+
     def table(self, op: str, seat: int | None, **fields: Any) -> Message:
         """Seating and chips between hands, and the next hand (``start_hand``)."""
         return self.sink.send("table", op=op, seat=seat, **fields)

@@ -47,6 +47,7 @@ class DemoOptions:
     processes: bool = False  # engine and bridge as their own processes, as a real table runs them
     camera_fps: float = 12.0
     manual: bool = False  # no sensors at all: the dealer keys every card on the console's card picker
+    floor_pin: str | None = None  # the engine's floor PIN (issue 21, 4: an undo older than the last entry)
 
     def check(self) -> None:
         if self.variant not in VARIANTS:

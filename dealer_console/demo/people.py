@@ -94,6 +94,7 @@ class SimulatedTable(Drills, TruthCheck):
         self.expected_rules: set[str] = {"stud.out-of-cards"} if opts.players >= 7 else set()
         self.drill_report: dict[str, Any] = {}
         self.drill_done = False
+        self.undo_done = False  # once a demo the dealer taps a wrong option and undoes it (issue 21, 4)
         self.failures: list[str] = []
         self.verified: list[str] = []
         self.hand_events = 0
@@ -322,9 +323,30 @@ class SimulatedTable(Drills, TruthCheck):
         self._pause()
         weights = [ACTION_WEIGHTS.get(o["action"], 1) for o in options]
         o = self.rng.choices(options, weights)[0]
+        if not self.undo_done and state.get("dealer_inputs"):
+            self._mistake_and_undo(options, o)
         self._press_action(seat, o)
         if o["action"] == "fold" and self.stack.camera is not None:
             self.stack.camera.table_camera.muck(seat)  # the dealer pulls the folded cards in
+
+    def _mistake_and_undo(self, options: list[Mapping[str, Any]], meant: Mapping[str, Any]) -> None:
+        """The dealer taps another option than the player's (never a fold: it may end the hand), sees
+        it and undoes it on the console (``correction.undo``, which shows the entry, then confirm)."""
+        wrong = next((x for x in options if x["action"] not in ("fold", meant["action"])), None)
+        if wrong is None:
+            return
+        self.undo_done = True
+        state = self.watch.current()
+        names = option_names([(str(o["action"]), int(o.get("amount") or 0)) for o in options])
+        sig, err = self.watch.sig, state.get("last_error")
+        self._press(names[options.index(wrong)], sig)
+        after = self._await_change(sig, err, f"the mistaken {wrong['action']}")
+        sig, err = self.watch.sig, after.get("last_error")
+        self._press("correction.undo", sig, sends=False)
+        self._press("correction.confirm", sig)
+        self._await_change(sig, err, "the undo of the mistaken action")
+        self.inputs["undone"] = self.inputs.get("undone", 0) + 1
+        self.say.say(f"    (the dealer tapped {wrong.get('label')} by mistake and undid it)")
 
     def _show(self, state: Mapping[str, Any]) -> None:
         seat = int(state["to_act"])

@@ -73,7 +73,8 @@ def engine_config_dict(opts: DemoOptions, broker: Broker, store: Path) -> dict[s
         "seats": [{"seat": i + 1, "name": NAMES[i], "stack": opts.stack} for i in range(opts.players)],
         "store": {"url": str(store)},
         "broker": {"host": broker.host, "port": broker.port, "username": user, "password": password},
-        "engine": {"device": ENGINE_DEVICE, "auto_start": False},  # the dealer taps Next hand
+        "engine": {"device": ENGINE_DEVICE, "auto_start": False,  # the dealer taps Next hand
+                   **({"floor_pin": opts.floor_pin} if opts.floor_pin else {})},
     }
 
 
