@@ -126,6 +126,8 @@ class TableConfig:
     floor_pin: str = field(default="", repr=False)  # issue 21, 4: the floor's authority for older undos
     recorder_device: str = "recorder-1"
     user: str = "studtable"
+    #: the engine's own account: only it may open the event store, which holds every live card
+    engine_user: str = "studtable-engine"
     state_dir: str = DEFAULT_STATE_DIR
     raw: dict[str, Any] = field(default_factory=dict, repr=False)
 
@@ -450,10 +452,14 @@ def from_dict(data: Mapping[str, Any], path: Path) -> TableConfig:
         recorder_r.unknown({"device"})
         recorder_device = _device(recorder_r, "device", "recorder-1")
     system_r = top.section("system")
-    user, state_dir = "studtable", DEFAULT_STATE_DIR
+    user, engine_user, state_dir = "studtable", "studtable-engine", DEFAULT_STATE_DIR
     if system_r is not None:
-        system_r.unknown({"user", "state_dir", "install"})
+        system_r.unknown({"user", "engine_user", "state_dir", "install"})
         user = system_r.text("user", "studtable", example="studtable")
+        engine_user = system_r.text("engine_user", "studtable-engine", example="studtable-engine")
+        if engine_user == user:
+            raise system_r.fail("engine_user", f"is the services' account {user!r} too",
+                                "give the engine an account of its own (the screens must not read its store)")
         state_dir = str(_relative(path, system_r.text("state_dir", DEFAULT_STATE_DIR, example=DEFAULT_STATE_DIR)))
 
     devices = [engine_device, recorder_device, *(c.device for c in cameras), *(s.device for s in screens)]
@@ -469,7 +475,7 @@ def from_dict(data: Mapping[str, Any], path: Path) -> TableConfig:
         broker_port=port, credentials=credentials, store=url, shoe=shoe, cameras=tuple(cameras),
         screens=tuple(screens), engine_device=engine_device, auto_start=auto_start, hold_s=hold_s,
         floor_pin=floor_pin,
-        recorder_device=recorder_device, user=user, state_dir=state_dir, raw=dict(data),
+        recorder_device=recorder_device, user=user, engine_user=engine_user, state_dir=state_dir, raw=dict(data),
     )
 
 

@@ -6,11 +6,16 @@ writes (or, when ``OUT/table.toml`` already exists, reads and keeps) the table f
 
 * the broker configuration (``OUT/broker``: mosquitto.conf, passwd, acl, credentials.json) through
   ``engine.broker.config.write_config`` (re-running keeps the passwords);
+* one broker login per service (``OUT/broker/logins/DEVICE.json``, mode 0600, root's), each handed
+  to its own unit only, by systemd's ``LoadCredential=``: no service can read another's password, and
+  ``credentials.json`` (every password) stays root's;
 * one systemd unit per service (``OUT/systemd``): the table's mosquitto, the engine, the shoe bridge,
   one vision service per camera (niced), the console and the monitor, all under ``studtable.target``;
   the engine starts after the broker, the sensors and the screens after the engine, every one with
   ``Restart=``;
-* the state folder for the store and the session counters;
+* the state folder for the session counters and decks, with the store in a folder of its own
+  (``STATE/store``, mode 0700) that belongs to the engine's own account (``system.engine_user``):
+  the store holds every live card, and the screens and sensors run as another account;
 
 and prints the next steps.  The technician edits one file, ``table.toml`` (seats, shoe port, cameras),
 and runs ``studtable setup --out DIR`` again to regenerate the rest from it.
@@ -46,7 +51,9 @@ def register(sub: Any) -> None:
                    help="a camera (index, video file or URL); repeat for more")
     p.add_argument("--display", default=":0", help="X display of the screens (default :0)")
     p.add_argument("--monitor-screen", type=int, default=None, help="the monitor on this screen of the display")
-    p.add_argument("--user", default="studtable", help="account the services run as (default studtable)")
+    p.add_argument("--user", default="studtable", help="account the sensors and screens run as (default studtable)")
+    p.add_argument("--engine-user", default="studtable-engine",
+                   help="the engine's own account, the only one that may read the store (default studtable-engine)")
     p.add_argument("--state-dir", type=Path, default=None, help="store and session counters (default /var/lib/studtable)")
     p.add_argument("--units-dir", type=Path, default=None, help="where to write the systemd units (default OUT/systemd)")
     p.add_argument("--force", action="store_true", help="overwrite an existing table.toml from these options")
@@ -69,7 +76,7 @@ def table_document(args: argparse.Namespace, out: Path) -> dict[str, Any]:
         "game": {"variant": args.variant, "ante": ante, "bring_in": bring_in, "small_bet": small,
                  "big_bet": big, "rules": "rrop"},
         "broker": {"host": "127.0.0.1", "port": port, "credentials": str(out / "broker")},
-        "store": {"url": str(state / f"{args.table}.sqlite")},
+        "store": {"url": str(state / "store" / f"{args.table}.sqlite")},
     }
     if args.shoe_port:
         doc["shoe"] = {"port": args.shoe_port, "baud": 115200, "deck": args.deck, "device": "shoe-1",
@@ -82,7 +89,7 @@ def table_document(args: argparse.Namespace, out: Path) -> dict[str, Any]:
         monitor["screen"] = args.monitor_screen
     doc["screens"] = {"console": {"device": "console-1", "display": args.display, "fullscreen": True},
                       "monitor": monitor}
-    doc["system"] = {"user": args.user, "state_dir": str(state)}
+    doc["system"] = {"user": args.user, "engine_user": args.engine_user, "state_dir": str(state)}
     return doc
 
 
@@ -97,12 +104,28 @@ COMMENTS = {
     "shoe.port": "ls /dev/serial/by-id/ shows the shoe",
     "cameras": "one [[cameras]] per overhead camera; device names start with cam",
     "screens": "the dealer's touch screen and the players' monitor",
-    "system": "the account the services run as, and where they keep their state",
+    "system": "the accounts the services run as (the engine its own), and where they keep their state",
 }
+
+
+def service_devices(cfg: TableConfig) -> list[tuple[str, str]]:
+    """(role, device) of every service ``setup`` writes a unit for."""
+    out = [("engine", cfg.engine_device)]
+    if cfg.shoe is not None:
+        out.append(("bridge", cfg.shoe.device))
+    out += [("vision", cam.device) for cam in cfg.cameras]
+    out += [(screen.role, screen.device) for screen in cfg.screens]
+    return out
+
+
+def login_file(cfg: TableConfig, device: str) -> Path:
+    return Path(cfg.credentials) / "logins" / f"{device}.json"
 
 
 def _units(cfg: TableConfig, out: Path) -> dict[str, str]:
     """systemd units: name -> text."""
+    from engine.configfile import LOGIN_CREDENTIAL
+
     exe = f"{shlex.quote(sys.executable)} -m engine.cli"
     conf = shlex.quote(str(cfg.path))
     broker_conf = Path(cfg.credentials) / "mosquitto.conf"
@@ -113,7 +136,7 @@ def _units(cfg: TableConfig, out: Path) -> dict[str, str]:
 
     def unit(description: str, exec_start: str, *, after: list[str], requires: list[str] | None = None,
              wants: list[str] | None = None, extra: list[str] | None = None, user: bool = True,
-             restart: str = "always") -> str:
+             restart: str = "always", device: str | None = None, account: str | None = None) -> str:
         lines = ["[Unit]", f"Description=studtable {description} (table {cfg.table})", f"PartOf={target}"]
         if after:
             lines.append("After=" + " ".join(after))
@@ -123,7 +146,10 @@ def _units(cfg: TableConfig, out: Path) -> dict[str, str]:
             lines.append("Wants=" + " ".join(wants))
         lines += ["", "[Service]", f"ExecStart={exec_start}", f"Restart={restart}", "RestartSec=2"]
         if user:
-            lines += [f"User={cfg.user}", "Environment=PYTHONUNBUFFERED=1"]
+            lines += [f"User={account or cfg.user}", "Environment=PYTHONUNBUFFERED=1"]
+        if device is not None:
+            # This service's own broker login and no other's (engine.configfile.broker_login reads it).
+            lines.append(f"LoadCredential={LOGIN_CREDENTIAL}:{login_file(cfg, device)}")
         lines += extra or []
         lines += ["", "[Install]", f"WantedBy={target}", ""]
         return "\n".join(lines)
@@ -136,30 +162,31 @@ def _units(cfg: TableConfig, out: Path) -> dict[str, str]:
         # mosquitto is started as root and drops to its own user (the `user` line of its config).
         broker: unit("broker (mosquitto)", f"{mosquitto} -c {shlex.quote(str(broker_conf))}",
                      after=["network-online.target"], user=False, restart="on-failure"),
-        engine: unit("engine", f"{exe} engine --config {conf}", after=[broker], requires=[broker]),
+        engine: unit("engine", f"{exe} engine --config {conf}", after=[broker], requires=[broker],
+                     device=cfg.engine_device, account=cfg.engine_user),
     }
     if cfg.shoe is not None:
         units[f"{UNIT_PREFIX}-bridge.service"] = unit(
             "shoe bridge", f"{exe} bridge --config {conf}", after=[engine], wants=[engine],
-            extra=["SupplementaryGroups=dialout"])
+            extra=["SupplementaryGroups=dialout"], device=cfg.shoe.device)
     for cam in cfg.cameras:
         units[f"{UNIT_PREFIX}-vision-{cam.device}.service"] = unit(
             f"vision service {cam.device}", f"{exe} vision run --config {conf} --device {shlex.quote(cam.device)}",
             after=[engine], wants=[engine],
             # The shoe -> engine -> console path is the one the dealer waits on: the camera yields.
-            extra=["Nice=10", "SupplementaryGroups=video"])
+            extra=["Nice=10", "SupplementaryGroups=video"], device=cam.device)
     for screen in cfg.screens:
         flags = " --fullscreen" if screen.fullscreen else ""
         units[f"{UNIT_PREFIX}-{screen.role}.service"] = unit(
             f"{'dealer console' if screen.role == 'console' else 'table monitor'}",
             f"{exe} {screen.role} --config {conf}{flags}", after=[engine], wants=[engine],
             extra=[f"Environment=DISPLAY={screen.display}",
-                   f"Environment=XAUTHORITY={_home(cfg.user)}/.Xauthority"])
+                   f"Environment=XAUTHORITY={_home(cfg.user)}/.Xauthority"], device=screen.device)
     return units
 
 
 def _setup(args: argparse.Namespace) -> int:
-    from engine.broker.config import write_config
+    from engine.broker.config import write_config, write_login
 
     out = args.out.resolve()
     out.mkdir(parents=True, exist_ok=True)
@@ -185,15 +212,30 @@ def _setup(args: argparse.Namespace) -> int:
     files = write_config(cfg.credentials, host=cfg.broker_host, port=cfg.broker_port, table=cfg.table,
                          data_dir=state / "mosquitto", run_as=run_as)
     print(f"wrote the broker config in {files.directory} (mosquitto.conf, passwd, acl, credentials.json)")
-    if os.geteuid() == 0 and _user_exists(cfg.user):
+    for role, device in service_devices(cfg):
+        # root's, 0600: systemd reads it and hands it to that one service (LoadCredential=).
+        write_login(files, role, device)
+    print(f"wrote one broker login per service in {files.logins_dir}")
+    store_dir = _store_folder(cfg)
+    if store_dir is not None and (store_dir == state.resolve() or store_dir in state.resolve().parents):
+        print(f"warning: the store {cfg.store} shares {store_dir} with the other services; move it into a "
+              f"folder of its own (store.url = \"{state / 'store' / Path(cfg.store).name}\") so that only the "
+              "engine can read it")
+        store_dir = None
+    if os.geteuid() == 0:
         import pwd
 
-        pw = pwd.getpwnam(cfg.user)
-        for path in [state, *state.iterdir()]:
-            if path.name != "mosquitto":
-                os.chown(path, pw.pw_uid, pw.pw_gid)
-        # The services log in with the passwords in credentials.json (0600): it belongs to their account.
-        os.chown(files.credentials_file, pw.pw_uid, pw.pw_gid)
+        if _user_exists(cfg.user):
+            pw = pwd.getpwnam(cfg.user)
+            for path in [state, *state.iterdir()]:
+                if path.name != "mosquitto" and path != store_dir:
+                    os.chown(path, pw.pw_uid, pw.pw_gid)
+        if store_dir is not None and _user_exists(cfg.engine_user):
+            # Only the engine opens the store (every live card is in it): its folder is the engine's, 0700.
+            engine_pw = pwd.getpwnam(cfg.engine_user)
+            for path in [store_dir, *store_dir.iterdir()]:
+                os.chown(path, engine_pw.pw_uid, engine_pw.pw_gid)
+            os.chmod(store_dir, 0o700)
 
     units_dir = (args.units_dir or out / "systemd").resolve()
     units_dir.mkdir(parents=True, exist_ok=True)
@@ -205,6 +247,10 @@ def _setup(args: argparse.Namespace) -> int:
     steps = [f"edit {table_file}: the seats, the shoe's port, the cameras (then run this command again)"]
     if not _user_exists(cfg.user):
         steps.append(f"create the services' account: sudo useradd --system --create-home {cfg.user}")
+    if not _user_exists(cfg.engine_user):
+        steps.append(f"create the engine's own account: sudo useradd --system --no-create-home {cfg.engine_user}")
+    if not _user_exists(cfg.user) or not _user_exists(cfg.engine_user):
+        steps.append("then run this command again (as root), so the state folders get their owners")
     if cfg.shoe is not None:
         decks = f" --decks {cfg.shoe.decks_dir}" if cfg.shoe.decks_dir else ""
         steps.append(f"enroll the shoe's deck: studtable deck enroll {cfg.shoe.deck or 'red-1'} --port "
@@ -221,6 +267,15 @@ def _setup(args: argparse.Namespace) -> int:
     for i, step in enumerate(steps, 1):
         print(f"  {i}. {step}")
     return 0
+
+
+def _store_folder(cfg: TableConfig) -> Path | None:
+    """The SQLite store's folder, created 0700 (None for a PostgreSQL store: the server guards it)."""
+    if "://" in cfg.store:
+        return None
+    folder = Path(cfg.store).expanduser().resolve().parent
+    folder.mkdir(mode=0o700, parents=True, exist_ok=True)
+    return folder
 
 
 def _home(user: str) -> str:

@@ -123,6 +123,15 @@ def _write_text(relative: str, text: str) -> Callable[[Table], None]:
     return change
 
 
+def _without_logins(then: Callable[[Table], None]) -> Callable[[Table], None]:
+    """No per-service login files (a folder written by `studtable broker config` alone)."""
+    def change(t: Table) -> None:
+        for f in (t.file.parent / "broker" / "logins").glob("*.json"):
+            f.unlink()
+        then(t)
+    return change
+
+
 def _busy_port(t: Table) -> None:
     """Something already listens on the broker's port."""
     s = socket.socket()
@@ -177,7 +186,9 @@ CASES = [
          [r"passwd: is not a valid password file", r"studtable broker config"]),
     Case("broker-bad-acl-file", _embedded_broker, _write_text("broker/acl", "allow everything\n"),
          [r"acl: is not a valid ACL file", r"studtable broker config"]),
-    Case("engine-corrupt-credentials", _engine, _write_text("broker/credentials.json", '{"engine": '),
+    Case("engine-corrupt-login", _engine, _write_text("broker/logins/engine.json", '{"username": '),
+         [r"broker\.credentials: ", r"logins/engine\.json is not a studtable login", r"studtable setup"]),
+    Case("engine-corrupt-credentials", _engine, _without_logins(_write_text("broker/credentials.json", '{"engine": ')),
          [r"broker\.credentials: ", r"corrupt", r"studtable broker config"]),
     Case("broker-corrupt-credentials", _embedded_broker, _write_text("broker/credentials.json", "[1, 2"),
          [r"corrupt"], names_file=False),
