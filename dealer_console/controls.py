@@ -448,6 +448,8 @@ class NumberPad(QWidget):
         clear.clicked.connect(lambda: self.typed.emit("\b"))
         g.addWidget(zero, 3, 0, 1, 2)
         g.addWidget(clear, 3, 2)
+        for c in range(3):
+            g.setColumnStretch(c, 1)  # three even columns, as on a phone's pad
 
 
 class SeatingPage(QWidget):
@@ -570,10 +572,10 @@ class SeatingPage(QWidget):
                 row = QHBoxLayout()
                 row.addWidget(lbl, 1)
                 buttons: dict[str, QPushButton] = {}
-                for op, text in (("sit-down", "Sit down"), ("move-here", "Move here"), ("add-chips", "Add chips"),
+                for op, text in (("sit-down", "Sit down"), ("move-here", "Move here"), ("add-chips", "+ Chips"),
                                  ("move", "Move"), ("sit-out", "Sit out"), ("sit-in", "Sit in"), ("leave", "Leave")):
-                    b = button(text, f"seat.{n}.{op}", px=14)
-                    b.setMinimumWidth(70)
+                    b = button(text, f"seat.{n}.{op}", px=13)
+                    b.setMinimumWidth(56)
                     b.clicked.connect(lambda _=False, n=n, op=op: self._tap(n, op))
                     row.addWidget(b)
                     buttons[op] = b
@@ -583,8 +585,11 @@ class SeatingPage(QWidget):
             s = snap.seat(n)
             taken = s is not None and bool(s.name)
             out = s is not None and s.status == "sitting_out"
-            lbl.setText(f"Seat {n}   {s.name}   {s.stack:,}" + ("   (sitting out)" if out else "")
-                        if s is not None and taken else f"Seat {n}   open")
+            # the seat number, the name and the stack first: at 1024 px the buttons leave ~140 px
+            lbl.setText(f"{n}  {s.name}  {s.stack:,}" + ("  (out)" if out else "")
+                        if s is not None and taken else f"{n}  open")
+            lbl.setToolTip(f"Seat {n}: {s.name}, {s.stack:,} in chips" + (", sitting out" if out else "")
+                           if s is not None and taken else f"Seat {n} is open")
             moving = self.mode == "move"
             buttons["sit-down"].setVisible(not taken and not moving)
             buttons["move-here"].setVisible(not taken and moving)

@@ -99,10 +99,13 @@ def render(out_dir: Path, states_file: Path | None = None) -> list[Path]:
         w.deleteLater()
 
     # Issue 21's scenes at the three console sizes and on the monitor: a showdown in progress, a
-    # result with a side pot, seating a player (the on-screen keyboard), a refused input.
+    # result with a side pot, seating a player (the on-screen keyboard), a refused input, a betting
+    # round with each seat's last action.
     side = scripted_hand(side_pot=True)
     to_show = next(s.state for s in side if s.state["phase"] == "showdown")
     side_result = side[-1].state
+    # fourth street after a bet, a call and a raise: each seat says what it did this round (issue 21, 5)
+    betting_round = next(s.state for s in side if s.label == "seat 6 raise")
     refused = dict(bring_in)
     refused["last_error"] = {"source": "console", "input": "action", "reason": refusal_text()}
 
@@ -123,7 +126,9 @@ def render(out_dir: Path, states_file: Path | None = None) -> list[Path]:
         console(side_result, f"console-{tag}-side-pot", size=size)
         console(side_result, f"console-{tag}-seating", size=size, act=seating)
         console(refused, f"console-{tag}-refused", size=size)
+        console(betting_round, f"console-{tag}-round", size=size)
     monitor(to_show, "monitor-1920x1080-showdown")
+    monitor(betting_round, "monitor-1920x1080-round")
     monitor(side_result, "monitor-1920x1080-side-pot")
     console(bring_in, "console-bring-in")
     console(prompt_state, "console-prompt")

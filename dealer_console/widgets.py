@@ -206,10 +206,13 @@ class SeatWidget(QFrame):
         short = {"FOLDED": "FOLD", "MUCKED": "MUCK", "SITTING OUT": "OUT", "ALL IN": "ALL IN", "SHOWN": "SHOWN"}
         if self.status.fontMetrics().horizontalAdvance(text) > room and text in short:
             self.status.setText(short[text])  # a narrow seat gets the short word, not a clipped one
-        elif self.status.fontMetrics().horizontalAdvance(text) > room and self.view is not None \
+        elif self.status.fontMetrics().horizontalAdvance(text) > room - 8 and self.view is not None \
                 and text == self.view.last_action:  # a narrow seat: "raised to 10" -> "raise 10"
             verb, _, amount = text.rpartition(" ") if text[-1:].isdigit() else (text, "", "")
-            self.status.setText(f"{SHORT_DID.get(verb, verb)} {amount}".strip())
+            short_text = f"{SHORT_DID.get(verb, verb)} {amount}".strip()
+            if self.status.fontMetrics().horizontalAdvance(short_text) > room:
+                short_text = amount or SHORT_DID.get(verb, verb)  # the narrowest seat: the amount
+            self.status.setText(short_text)
         self.status.setGeometry(sx, 3, room, header)
         self.status.setAlignment(Qt.AlignmentFlag.AlignLeft | Qt.AlignmentFlag.AlignVCenter)
         self.status.raise_()
