@@ -36,7 +36,7 @@ def render(out_dir: Path, states_file: Path | None = None) -> list[Path]:
     from PySide6.QtWidgets import QApplication
 
     from dealer_console.cards import CardImages
-    from dealer_console.console import ConsoleWindow
+    from dealer_console.console import PAGES, ConsoleWindow
     from dealer_console.edge import Commands, MemorySink
     from dealer_console.enroll import EnrollWizard
     from dealer_console.history import MemoryHistory
@@ -67,7 +67,7 @@ def render(out_dir: Path, states_file: Path | None = None) -> list[Path]:
                           history=MemoryHistory({"1": marked(hand_events())}))
         w.resize(*size)
         w.show_page(page)
-        if page == 2:
+        if page == PAGES.index("History"):
             w.history.step_list.setCurrentRow(38)
         w.show()
         app.processEvents()
@@ -76,6 +76,9 @@ def render(out_dir: Path, states_file: Path | None = None) -> list[Path]:
             app.processEvents()
         w.resize(*size)  # a window shown before its state settled may have grown; the screen is this big
         app.processEvents()
+        if act is not None and hasattr(act, "settled"):
+            act.settled(w)  # what the scene does once the window has its size (a scroll)
+            app.processEvents()
         path = out_dir / f"{name}.png"
         w.grab().save(str(path))
         written.append(path)
@@ -120,6 +123,34 @@ def render(out_dir: Path, states_file: Path | None = None) -> list[Path]:
         for ch in "100":
             d.tap(f"numpad.{ch}")
 
+    # An undo confirmation (issue 21, 4): the dealer taps Undo; the panel says what it will change.
+    # The entries are as the engine lists them in public/state's dealer_inputs (engine/floor/undo.py).
+    undo_state = dict(betting_round)
+    undo_state["dealer_inputs"] = [
+        {"hand": 1, "input": 31, "text": "seat 3 Chen bet 5 (fourth street)", "last": False, "undone": False,
+         "dropped": False, "after": "2 actions"},
+        {"hand": 1, "input": 32, "text": "seat 5 Dora call 5 (fourth street)", "last": False, "undone": False,
+         "dropped": False, "after": "1 action"},
+        {"hand": 1, "input": 33, "text": "seat 6 Eli raise to 10 (fourth street)", "last": True, "undone": False,
+         "dropped": False, "after": ""},
+    ]
+
+    def undo(w: Any) -> None:
+        from dealer_console.driver import ConsoleDriver
+
+        ConsoleDriver(w).tap("correction.undo")
+
+    def scroll_to_undo(w: Any) -> None:
+        from PySide6.QtWidgets import QScrollArea
+
+        area = w.correction.parentWidget()
+        while area is not None and not isinstance(area, QScrollArea):
+            area = area.parentWidget()
+        if area is not None:  # the side column scrolled down to the panel, as the dealer's finger does
+            area.ensureWidgetVisible(w.correction.confirm, 0, 8)
+
+    undo.settled = scroll_to_undo  # type: ignore[attr-defined]
+
     for size in ((1024, 600), (1280, 800), (1920, 1080)):
         tag = f"{size[0]}x{size[1]}"
         console(to_show, f"console-{tag}-showdown", size=size)
@@ -127,6 +158,7 @@ def render(out_dir: Path, states_file: Path | None = None) -> list[Path]:
         console(side_result, f"console-{tag}-seating", size=size, act=seating)
         console(refused, f"console-{tag}-refused", size=size)
         console(betting_round, f"console-{tag}-round", size=size)
+        console(undo_state, f"console-{tag}-undo", size=size, act=undo)
     monitor(to_show, "monitor-1920x1080-showdown")
     monitor(betting_round, "monitor-1920x1080-round")
     monitor(side_result, "monitor-1920x1080-side-pot")
@@ -134,7 +166,7 @@ def render(out_dir: Path, states_file: Path | None = None) -> list[Path]:
     console(prompt_state, "console-prompt")
     console(showdown, "console-showdown")
     console(fourth, "console-engine-down", engine_up=False)
-    console(showdown, "console-history", page=2)
+    console(showdown, "console-history", page=PAGES.index("History"))
     monitor(bring_in, "monitor-bring-in")
     monitor(fourth, "monitor-fourth-street")
     monitor(showdown, "monitor-showdown")
