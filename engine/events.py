@@ -409,6 +409,21 @@ class ExtraCardReturned(Event):
         return cls(card(d["card"]))
 
 
+@dataclass(frozen=True)
+class EntryUndone(Event):
+    """A dealer's entry was undone (engine/floor/undo.py): the hand was taken again without it.
+    Changes nothing by itself; it keeps the correction in the hand's log, in public words."""
+
+    type: ClassVar[str] = "entry_undone"
+    text: str
+
+    @classmethod
+    def from_fields(cls, d: dict[str, Any]) -> EntryUndone:
+        if not isinstance(d["text"], str):
+            raise EventError("entry_undone text must be a string")
+        return cls(d["text"])
+
+
 # ---- the table between hands (RRoP 3.1) ------------------------------------
 
 

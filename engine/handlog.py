@@ -38,6 +38,7 @@ from engine.events import (
     CardDealt,
     CardsShown,
     CommonCardDealt,
+    EntryUndone,
     Event,
     HandMucked,
     HandStarted,
@@ -90,6 +91,11 @@ class Provenance:
         if n < len(marks):  # events taken back (a correction that rebuilt the hand): forget their marks
             del marks[n:]
         marks.extend([(source, at)] * (n - len(marks)))
+
+    def set(self, hand: Hand, marks: Sequence[tuple[str, str | None]]) -> None:
+        """The marks of every event of ``hand``, as the engine worked them out (after a correction
+        took the hand again, engine/floor/undo.py: each event keeps the input that made it)."""
+        self._marks[hand.hand_id] = list(marks)
 
     def of(self, hand: Hand) -> list[tuple[str, str | None]]:
         marks = self._marks.get(hand.hand_id, [])
@@ -155,6 +161,8 @@ def describe(event: Event, hand: Hand, reveal: bool) -> tuple[str, list[str]]:
         # RRoP stud 5: the exposed card is the seat's up card now, in plain sight.
         up = [str(c) for c in hand.seat(event.seat).up]
         return f"{_who(hand, event.seat)}: hole card exposed ({' '.join(up)} up)", up
+    if isinstance(event, EntryUndone):  # engine/floor/undo.py: public words, never a card's name
+        return f"Undone: {event.text}", []
     words = "Ruling: " + event.type.replace("_", " ")
     seat = getattr(event, "seat", None)
     if isinstance(seat, int):

@@ -229,6 +229,9 @@ class EngineCore:
         self.finished: list[Hand] = []
         #: where each event of a hand came from and when (engine.handlog), and the finished hands
         self.provenance = handlog.Provenance()
+        #: (source, time) of each input of the hand in progress, in the floor's ``hand_inputs`` order
+        self._marks_hand: int | None = None
+        self._input_marks: list[tuple[str, str | None]] = []
         self.index: list[handlog.HandEntry] = []
 
     def authorized(self, inp: dict[str, Any] | None) -> dict[str, Any] | None:
@@ -277,14 +280,31 @@ class EngineCore:
             log.info("refused %s from %s: %s", inp.get("kind"), source, exc)
             return None
         self.last_error = None
+        self._mark(source, at)
         for hand in (self.floor.table.hand, out.hand_finished):
-            if hand is not None:
+            if hand is not None and hand is not self.floor.table.hand:
                 self.provenance.note(hand, source, at)
         if out.hand_finished is not None:
             self.finished.append(out.hand_finished)
             hand = out.hand_finished
             self.index.append(handlog.entry(hand, hand_id(hand, self.config.table), self.provenance.of(hand)))
         return out
+
+    def _mark(self, source: str, at: str | None) -> None:
+        """Who and when for each event of the hand in progress: the marks of the inputs the floor
+        keeps (``hand_inputs``), mapped onto its events (``event_inputs``), so that a correction,
+        which takes the hand again, leaves every event with the input that made it."""
+        floor, hand = self.floor, self.floor.table.hand
+        if hand is None:
+            return
+        if floor.hand_base is None or len(floor.event_inputs) != len(hand.events):
+            self.provenance.note(hand, source, at)  # a hand the floor keeps no inputs of (not expected)
+            return
+        if self._marks_hand != hand.hand_id:
+            self._marks_hand, self._input_marks = hand.hand_id, []
+        marks = self._input_marks
+        marks.extend([(source, at)] * (len(floor.hand_inputs) - len(marks)))
+        self.provenance.set(hand, [marks[i] for i in floor.event_inputs])
 
     def next_hand_input(self) -> dict[str, Any] | None:
         """After a hand ends, the next one starts by itself (auto_start) if two players have chips

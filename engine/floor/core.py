@@ -121,6 +121,7 @@ class Floor(ShoeMixin, CameraMixin, ReportsMixin, RulingsMixin, UndoMixin):
         self.voided = set()
         self.dropped = set()
         self.last_dealer = None
+        self.event_inputs = []
 
     def set_aside_due(self) -> int:
         """How many of the next shoe draws are set aside, not dealt (RRoP stud 14)."""

@@ -60,6 +60,7 @@ class FloorState:
     voided: set[int]  # numbers in hand_inputs undone by a correction
     dropped: set[int]  # inputs the rules refused when the hand was taken again without the voided ones
     last_dealer: int | None  # the number of the dealer's last entry (None: an undo came after it)
+    event_inputs: list[int]  # for each event of the hand, the number of the input that made it
 
     if TYPE_CHECKING:
         # Provided by the parts (engine.floor.core puts them together).
@@ -107,6 +108,7 @@ class FloorState:
             "voided": sorted(self.voided),
             "dropped": sorted(self.dropped),
             "last_dealer": self.last_dealer,
+            "event_inputs": list(self.event_inputs),
         }
 
     def _checkpoint(self) -> tuple[Any, ...]:
@@ -144,6 +146,7 @@ class FloorState:
             set(self.voided),
             set(self.dropped),
             self.last_dealer,
+            list(self.event_inputs),
         )
 
     @staticmethod
@@ -160,7 +163,8 @@ class FloorState:
          self.folded_no_wager, self.out_of_turn, self.pending_removals, self.removal_due, self.premature,
          self.premature_key, self.burn_errors, self.card_mode, self.hands, self.camera_raised,
          self.boxed_cards, self.dealt_without_shoe, seats, hand, n_events, hands_played, shorts, self.config,
-         table_config, self.hand_inputs, self.hand_base, self.voided, self.dropped, self.last_dealer) = saved
+         table_config, self.hand_inputs, self.hand_base, self.voided, self.dropped, self.last_dealer,
+         self.event_inputs) = saved
         for p, data, withheld in prompts:
             p.data, p.withheld = data, withheld
         self.prompts = {p.id: p for p, _, _ in prompts}

@@ -8,7 +8,9 @@ was just before that hand started (``hand_base``, a ``_checkpoint``).  A ``Corre
 voids one of them: the floor goes back to ``hand_base`` and takes the hand's inputs again,
 in their order, without the voided ones.  The hand is folded again from inputs, as the
 engine service folds the store at a restart, so a restarted engine (which takes the
-correction again from the store) reaches exactly the same state.  An input taken again
+correction again from the store) reaches exactly the same state.  The correction itself is
+kept among the hand's inputs and leaves an ``EntryUndone`` memo in the hand's log at its place
+(the hand log and the history show it, with its console and time).  An input taken again
 that the rules now refuse (a call whose bet was the voided raise) is left out too and the
 correction says so; the store keeps every input, the voided ones and the correction itself.
 
@@ -30,8 +32,9 @@ What may be undone, and by whom:
   RRoP 2.1 makes a pot ruling the floor's ("the result of a deal must stand"), not an undo.
 
 ``dealer_inputs`` is what the console shows before it sends a correction: each entry's
-public description ("seat 3 Bob raise to 10 (third street)"; a card keyed face down is
-"a card keyed face down", never its name) and what the undo will also take again.
+public description ("seat 3 Bob raise to 10 (third street)"; a keyed card is "a card keyed
+face down" or "face up", never its name: a card keyed face up by mistake is a hole card) and
+what the undo will also take again.
 """
 
 from __future__ import annotations
@@ -39,6 +42,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
+from engine.events import EntryUndone
 from engine.floor.prompts import FloorError, FloorOutputs
 from engine.floor.state import FloorState
 from engine.hand import STREET_NAMES
@@ -91,6 +95,9 @@ class UndoMixin(FloorState):
 
     def _describe(self, inp: Input) -> str:
         """The public words for a dealer entry, as the table stands before it is taken."""
+        if isinstance(inp, Correction):
+            target = self.hand_inputs[inp.input] if 0 < inp.input < len(self.hand_inputs) else None
+            return f"undone: {target.text}" if target is not None and target.text else "undone"
         if not isinstance(inp, Action | ManualCard | Show | Muck):  # UNDOABLE
             return ""
         hand = self.table.hand
@@ -105,8 +112,9 @@ class UndoMixin(FloorState):
         if isinstance(inp, Action):
             return f"{who} {_verb(inp)}{street}"
         if isinstance(inp, ManualCard):
-            # A down card is SECRET: its name is never in the description (it is on public/state).
-            what = f"{inp.card} keyed face up" if inp.face_up else "a card keyed face down"
+            # Never the card's name (the words are on public/state): a down card is SECRET, and a card
+            # keyed face up by mistake is a hole card too.
+            what = "a card keyed face up" if inp.face_up else "a card keyed face down"
             return f"{who}: {what}{street}"
         if isinstance(inp, Show):
             return f"{who} shows the hand"
@@ -114,21 +122,28 @@ class UndoMixin(FloorState):
 
     def _record(self, inp: Input, before: tuple[Any, ...], text: str) -> None:
         """Keep an accepted input for a later correction (``before``: the floor before it)."""
-        if isinstance(inp, Correction):
-            self.last_dealer = None  # the undo is the dealer's last entry now
-            return
         if getattr(inp, "op", None) == "start_hand":
             self.hand_base = before
             self.hand_inputs = [HandInput(inp)]
+            self.event_inputs = []
             self.voided = set()
             self.dropped = set()
             self.last_dealer = None
+        elif self.hand_base is None:
             return
-        if self.hand_base is None:
-            return
-        self.hand_inputs.append(HandInput(inp, text))
-        if isinstance(inp, DEALER_INPUTS):
-            self.last_dealer = len(self.hand_inputs) - 1
+        else:
+            self.hand_inputs.append(HandInput(inp, text))  # a correction too: taken again as its memo
+            if isinstance(inp, Correction):
+                self.last_dealer = None  # the undo is the dealer's last entry now
+            elif isinstance(inp, DEALER_INPUTS):
+                self.last_dealer = len(self.hand_inputs) - 1
+        self._events_from(len(self.hand_inputs) - 1)
+
+    def _events_from(self, index: int) -> None:
+        """The hand's new events came from input ``index`` (``event_inputs``: the history's who and when)."""
+        hand = self.table.hand
+        if hand is not None:
+            self.event_inputs.extend([index] * (len(hand.events) - len(self.event_inputs)))
 
     def dealer_inputs(self) -> list[dict[str, Any]]:
         """The dealer's entries in the hand in progress that an undo may void (public words only)."""
@@ -189,16 +204,28 @@ class UndoMixin(FloorState):
                              "RRoP 2.1")
         self.voided = self.voided | {inp.input}
         self._rebuild(out)
+        self._memo(entry.text, out)
         out.notes.append(f"undone: {entry.text}")
+
+    def _memo(self, text: str, out: FloorOutputs) -> None:
+        """The correction in the hand's own log (a hand that the inputs taken again ended keeps none)."""
+        hand = self.table.hand
+        if hand is not None and not hand.is_over:
+            self._apply(EntryUndone(text), out)
 
     def _rebuild(self, out: FloorOutputs) -> None:
         """The hand again from ``hand_base`` and its inputs, without the voided ones."""
         entries, base, voided, last = self.hand_inputs, self.hand_base, set(self.voided), self.last_dealer
         assert base is not None
         self._rollback(self._fresh(base))
+        self.event_inputs = []
         dropped: set[int] = set()
         for i, e in enumerate(entries):
             if i in voided:
+                continue
+            if isinstance(e.input, Correction):  # an earlier undo: its memo, at its place
+                self._memo(e.text.removeprefix("undone: "), out)
+                self._events_from(i)
                 continue
             saved = self._checkpoint()
             try:
@@ -209,6 +236,9 @@ class UndoMixin(FloorState):
                     raise
                 dropped.add(i)
                 out.notes.append(f"no longer taken: {e.text or e.input.kind}")
+            self._events_from(i)
+        events = self.event_inputs
         self.hand_inputs, self.hand_base, self.voided, self.dropped = entries, base, voided, dropped
+        self.event_inputs = events
         self.last_dealer = last
 

@@ -63,6 +63,7 @@ from engine.events import (
     CommonCardDealt,
     DealCorrected,
     DeckReshuffled,
+    EntryUndone,
     Event,
     ExtraCardReturned,
     FinalCardKept,
@@ -92,14 +93,14 @@ ACCEPTS: dict[Phase, tuple[type[Event], ...]] = {
     Phase.DEALING: (
         CardDealt, CardBurned, CommonCardDealt, DeckReshuffled, CardsShown,
         HoleCardExposed, HandKilled, HandVoided, CardsRemoved,
-        DealCorrected, UpCardCorrected, ExtraCardReturned, CardTakenBack, AllInDeclared,
+        DealCorrected, UpCardCorrected, ExtraCardReturned, CardTakenBack, AllInDeclared, EntryUndone,
     ),
     Phase.BETTING: (
         PlayerAction, CardsShown, HandKilled, HandVoided, CardsRemoved, ActionWithdrawn, HoleCardExposed,
         FinalCardKept, DealCorrected, UpCardCorrected, BringInWithdrawn, ExtraCardReturned, CallOnly,
-        CardTakenBack, AllInDeclared,
+        CardTakenBack, AllInDeclared, EntryUndone,
     ),
-    Phase.SHOWDOWN: (CardsShown, HandMucked, HandKilled, HandVoided),
+    Phase.SHOWDOWN: (CardsShown, HandMucked, HandKilled, HandVoided, EntryUndone),
     Phase.COMPLETE: (CardsShown,),
 }
 
@@ -298,6 +299,7 @@ HANDLERS: dict[type[Event], Callable[[Hand, Any], None]] = {
     BringInWithdrawn: Hand._on_bring_in_withdrawn,
     CallOnly: Hand._on_call_only,
     ExtraCardReturned: Hand._on_extra_card_returned,
+    EntryUndone: Hand._on_entry_undone,
 }
 
 # ``apply``'s dispatch, one dict lookup per input: phase -> event class -> handler.

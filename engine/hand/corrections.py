@@ -23,6 +23,7 @@ from engine.events import (
     CardsRemoved,
     CardTakenBack,
     DealCorrected,
+    EntryUndone,
     ExtraCardReturned,
     FinalCardKept,
     HandKilled,
@@ -334,6 +335,9 @@ class CorrectionsMixin(HandState):
         self.announcements.append(
             Announcement("ruling", f"Seat {e.seat} takes back the bring-in: seat {self.to_act} is low", (e.seat,))
         )
+
+    def _on_entry_undone(self, e: EntryUndone) -> None:
+        """A memo: the floor has already taken the hand again without the entry."""
 
     def _on_call_only(self, e: CallOnly) -> None:
         # RRoP 3.5: a player who checks out of turn may not bet or raise on the next turn to act.

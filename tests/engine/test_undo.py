@@ -128,6 +128,10 @@ def test_a_second_undo_in_a_row_needs_the_floor() -> None:
     floor.handle(_undo(floor, bring["input"], "ok"))
     hand = floor.table.hand
     assert hand is not None and hand.to_act == 1 and hand.pot_total == 2  # the antes only
+    # Each undo stays in the hand's log at its place (the hand log and the history show it).
+    assert [e.to_json()["text"] for e in hand.events if e.type == "entry_undone"] == [
+        "seat 2 Bob call 2 (third street)", "seat 1 Ann bring-in 2 (third street)"]
+    assert [e.type for e in hand.events][-2:] == ["entry_undone", "entry_undone"]
 
 
 def test_a_card_from_the_shoe_is_not_undone() -> None:
@@ -145,8 +149,8 @@ def test_a_card_keyed_face_up_instead_of_down_is_undone_and_keyed_again() -> Non
     wrong = {"kind": "manual_card", "seat": 1, "card": "Ah", "face_up": True}
     floor.handle(wrong)  # a hole card face up: the stud rule's prompt opens (RRoP stud 5)
     assert [p["rule"] for p in floor.open_prompts()] == ["stud.exposed-holecard"]
-    assert [e["text"] for e in floor.dealer_inputs()] == ["seat 1 Ann: Ah keyed face up (third street)"]
-    floor.handle(_undo(floor, _entry(floor, "seat 1 Ann: Ah keyed face up (third street)")["input"]))
+    assert [e["text"] for e in floor.dealer_inputs()] == ["seat 1 Ann: a card keyed face up (third street)"]
+    floor.handle(_undo(floor, _entry(floor, "seat 1 Ann: a card keyed face up (third street)")["input"]))
     hand = floor.table.hand
     assert hand is not None and hand.seat(1).cards == [] and floor.open_prompts() == []
     floor.handle({"kind": "manual_card", "seat": 1, "card": "Ah", "face_up": False})

@@ -187,3 +187,28 @@ def test_a_game_change_from_the_console_between_hands(mosquitto_broker: Any, tmp
         assert latest_state(monitor) is not None
     finally:
         holder["service"].stop()
+
+
+def test_after_an_undo_every_event_keeps_the_input_that_made_it(tmp_path: Path) -> None:
+    """The history's who and when: the hand taken again leaves each event with its own source, and
+    the undo is a step of its own (engine/handlog.py), from the console that sent it."""
+    service = EngineService(_config(tmp_path, STUD))
+    service.replay()
+    for seq, card in enumerate(("As", "Ks", "Ah", "Kh", "7h", "9d"), 1):
+        _direct(service, Channel.SHOE, "card_drawn", "shoe-1", seq, counter=seq, uid=f"04{seq:012x}", card=card,
+                deck="d1", quality=200, status="ok")
+    _direct(service, Channel.COMMAND, "action", "console-1", 1, seat=1, action="bring_in", amount=2)
+    _direct(service, Channel.COMMAND, "action", "console-1", 2, seat=2, action="complete", amount=5)
+    entry = service.core.floor.dealer_inputs()[-1]
+    _direct(service, Channel.COMMAND, "correction", "console-2", 1, op="undo", hand=1, input=entry["input"])
+    _direct(service, Channel.COMMAND, "action", "console-1", 3, seat=2, action="call", amount=2)
+    hand = service.core.floor.table.hand
+    assert hand is not None
+    marks = service.core.provenance.of(hand)
+    steps = [(e.type, source) for e, (source, _) in zip(hand.events, marks, strict=True)]
+    assert steps == [("hand_started", "engine"), *[("card_dealt", "shoe-1")] * 6, ("player_action", "console-1"),
+                     ("entry_undone", "console-2"), ("player_action", "console-1")]
+    assert all(at for _, at in marks[1:])
+    from engine.handlog import describe
+    assert describe(hand.events[8], hand, reveal=False)[0] == "Undone: seat 2 Bob complete to 5 (third street)"
+    service.stop()
