@@ -145,5 +145,5 @@ class MemoryHistory:
 
     def ask(self, query: Mapping[str, Any], reply: Reply) -> None:
         reply(handlog.answer({"request": "memory", **query}, role=Role.CONSOLE, table_id=self.table_id,
-                             index=self._index, live=None, live_marks=[], fetch=self._events.get,
+                             index=self._index, live=None, fetch=self._events.get,
                              hand_id_of=lambda n: f"{self.table_id}-{n}"))

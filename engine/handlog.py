@@ -290,17 +290,25 @@ def matches(e: HandEntry, query: Mapping[str, Any]) -> bool:
 
 
 def answer(query: Mapping[str, Any], *, role: Role, table_id: str, index: Sequence[HandEntry],
-           live: Hand | None, live_marks: Sequence[tuple[str, str | None]],
+           live: Sequence[Mapping[str, Any]] | None,
            fetch: Callable[[str], Sequence[Any] | None], hand_id_of: Callable[[int], str]) -> dict[str, Any]:
     """The ``console/history`` answer to ``query`` (already checked by the wire contract).
 
-    ``fetch(hand_id)`` reads a finished hand's events from the hand log (None: not there)."""
+    ``live`` is the hand being played, as ``marked_events`` gives it (None: no hand is being
+    played); ``fetch(hand_id)`` reads a finished hand's events from the hand log (None: not there).
+    Pure, and it reads nothing the engine changes: the engine answers on a thread of its own."""
     limit = min(int(query.get("limit") or MAX_HISTORY_PAGE), MAX_HISTORY_PAGE)
     reveal = role in SEES_FINISHED_HOLE_CARDS
     hands: list[dict[str, Any]] = []
     live_entry = None
-    if live is not None and not live.is_over:
-        live_entry = entry(live, hand_id_of(live.hand_id), live_marks)
+    if live:
+        start = event_from_json(live[0])
+        if not isinstance(start, HandStarted):
+            raise ValueError("a hand's log starts with hand_started")
+        hand = Hand(start)
+        for raw in live[1:]:
+            hand.apply(event_from_json(raw))
+        live_entry = entry(hand, hand_id_of(hand.hand_id), [(str(e.get(SOURCE)), e.get(AT)) for e in live])
         if matches(live_entry, query):
             hands.append(live_entry.listing(live=True))
     for e in reversed(index):
@@ -312,9 +320,9 @@ def answer(query: Mapping[str, Any], *, role: Role, table_id: str, index: Sequen
     number = query.get("hand")
     if number is None:
         return body
-    if live_entry is not None and live is not None and live_entry.number == number:
+    if live_entry is not None and live and live_entry.number == number:
         # The live hand: what the table saw, to everyone (no down card, no burn).
-        _, steps = steps_of(marked_events(live, live_marks), reveal=False, table_id=table_id)
+        _, steps = steps_of(live, reveal=False, table_id=table_id)
         body["hand"] = {"hand": live_entry.hand_id, "number": number, "variant": live_entry.variant, "live": True,
                         "hole_cards": False, "steps": steps, "phh": None, "log": None}
         return body

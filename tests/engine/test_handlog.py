@@ -14,7 +14,7 @@ def _answer(role: Role) -> dict:
     hand, _ = handlog.steps_of(events, reveal=True, table_id="t1")
     entry = handlog.entry(hand, "t1-1", [])
     return handlog.answer({"request": "r", "hand": 1, "limit": 5}, role=role, table_id="t1", index=[entry],
-                          live=None, live_marks=[], fetch=lambda _h: events, hand_id_of=lambda n: f"t1-{n}")
+                          live=None, fetch=lambda _h: events, hand_id_of=lambda n: f"t1-{n}")
 
 
 def test_a_finished_hands_hole_cards_go_to_the_console_and_never_to_the_monitor() -> None:
