@@ -84,7 +84,8 @@ NOTE = "note"  # a stored message that is not an input to the table
 ENGINE_SOURCE = "engine"  # inputs the engine makes itself (seating from the config, automatic next hand)
 IDLE_AFTER_S = 0.5  # the table counts as quiet this long after an input (store upkeep then)
 IDLE_CHECK_S = 0.25
-FOLD_NAMES_SHOWN = 5  # the device names a folded source.forged / source.gap prompt lists
+#: Forged device names the engine remembers (each reported once); a flood past it is only logged.
+MAX_FORGED_NAMES = 1024
 #: the most prompts one dealer/prompt message carries (engine/wire.py: the ``open`` list's limit)
 MAX_WIRE_PROMPTS = 32
 
@@ -679,11 +680,12 @@ class EngineService:
             # that role's devices, or the message is refused and the dealer told (once per name).
             key = source_key(msg.channel, msg.source)
             log.warning("refused a message on %s claiming to be from %r", msg.channel, msg.source)
-            if key not in self._forged_reported:
+            if key not in self._forged_reported and len(self._forged_reported) < MAX_FORGED_NAMES:
+                # Each name once (stored: the floor folds it into the channel's open prompt, so a
+                # restart replays the count); past MAX_FORGED_NAMES a flood is only logged.
                 self._forged_reported.add(key)
-                if not self._fold("source.forged", msg.channel, msg.source, 0):
-                    self._owed.append({"kind": "source", "device": msg.source, "status": "forged",
-                                       "channel": str(msg.channel)})
+                self._owed.append({"kind": "source", "device": msg.source, "status": "forged",
+                                   "channel": str(msg.channel)})
             return
         if msg.source != self.config.device:
             # After the sender check: only a device that may send on this channel is heard (a
@@ -766,7 +768,7 @@ class EngineService:
             missing = tracked.missing[1] - tracked.missing[0] + 1
             if msg.channel is Channel.SHOE:
                 own.append({"kind": "source", "device": msg.source, "status": "lost", "missing": missing})
-            elif not self._fold("source.gap", msg.channel, msg.source, missing):
+            else:  # the floor folds it into the channel's open source.gap prompt, if any
                 own.append({"kind": "source", "device": msg.source, "status": "gap", "missing": missing,
                             "channel": str(msg.channel)})
         if msg.channel is Channel.SHOE:
@@ -783,39 +785,6 @@ class EngineService:
                     own.append({"kind": "source", "device": msg.source, "status": "restart"})
                 self._reset_seen[msg.source] = False
         return own
-
-    def _fold(self, rule_id: str, channel: Channel, device: str, missing: int) -> bool:
-        """One open ``source.forged`` / ``source.gap`` prompt per channel: a report while one is
-        open updates its count and text instead of opening another (a console naming a new device
-        in every message must not fill the prompt list past the wire's limit).  False: none open.
-        The update is not stored (the first report is); after a restart the prompt shows that one."""
-        for p in self.core.floor.prompts.values():
-            if p.rule.id != rule_id:
-                continue
-            # (the Floor keeps no channel in a gap prompt: the device's role fixes it)
-            opened_on = p.data.get("channel") or legacy_key(str(p.data.get("device", ""))).rpartition(":")[0]
-            if opened_on != str(channel):
-                continue
-            devices: list[str] = p.data.setdefault("devices", [str(p.data.get("device", ""))])
-            if device not in devices:
-                devices.append(device)
-            p.data["reports"] = int(p.data.get("reports", 1)) + 1
-            p.data["missing_total"] = int(p.data.get("missing_total", p.data.get("missing") or 0)) + missing
-            shown = ", ".join(devices[:FOLD_NAMES_SHOWN]) + (
-                f" and {len(devices) - FOLD_NAMES_SHOWN} more" if len(devices) > FOLD_NAMES_SHOWN else "")
-            if rule_id == "source.forged":
-                p.text = (f"{p.data['reports']} messages on {channel} claimed to come from {len(devices)} "
-                          f"device(s) that may not send there ({shown}): they were refused. "
-                          "Check which devices are connected to this table.")
-            else:
-                p.text = (f"{p.data['reports']} reports on {channel}: {len(devices)} device(s) ({shown}) "
-                          f"skipped {p.data['missing_total']} message(s) in all. "
-                          "Check the cards on the table against the screen.")
-            log.warning("%s on %s from %r folded into the open prompt %s (%d reports)", rule_id, channel,
-                        device, p.id, p.data["reports"])
-            self.publish()
-            return True
-        return False
 
     def _drawn_before(self, source: str, inp: Mapping[str, Any]) -> bool:
         if inp.get("kind") != "shoe_card" or inp.get("boot") is None or inp.get("counter") is None:

@@ -28,7 +28,7 @@ class CameraMixin(FloorState):
         shows the last hand's up cards at that seat, in order, over two or three down cards (the
         seat as it lay on some street of that hand), or, with a shoe (which always leads the
         camera), while it shows more cards than the shoe has dealt it.  An off-felt card
-        the last hand had and this one has not dealt is the last hand's too.
+        the last hand had and this one does not show is the last hand's too.
         """
         seats = list(view.seats)
         items = list(view.irregular)
@@ -54,8 +54,12 @@ class CameraMixin(FloorState):
             ):
                 continue  # the last hand's down cards at a seat that is out of this hand
             fresh.append(seen)
-        dealt = {str(c) for c in hand.seen}
-        return fresh, [i for i in items if not (str(i.card) in old_cards and str(i.card) not in dealt)]
+        # Only what the table can see decides (issue 19, 1): were the hand's down cards asked, a
+        # forged camera could learn whether a card is in the hole by whether a prompt opens.  So
+        # an off-felt card the last hand had is taken for the last hand's unless it is an up or
+        # shown card of this one; a hole card thrown off the table is the dealer's report then.
+        public = {str(c) for c in hand.seen if hand.is_public(c)}
+        return fresh, [i for i in items if not (str(i.card) in old_cards and str(i.card) not in public)]
 
     def _on_camera(self, inp: CameraView, out: FloorOutputs) -> None:
         hand = self.table.hand

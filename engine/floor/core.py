@@ -429,17 +429,58 @@ class Floor(ShoeMixin, CameraMixin, ReportsMixin, RulingsMixin, UndoMixin):
             elif device.startswith(("cam", "vision")):
                 self.camera_active = True
         elif status == "gap":
-            self._open("source.gap", (), out, device=device, missing=inp.missing)
+            # Sequence gaps the engine counts carry their channel and fold; a fault a device
+            # reports itself (no channel) is a prompt of its own.
+            if not inp.channel or not self._fold_source("source.gap", inp, out):
+                self._open("source.gap", (), out, device=device, missing=inp.missing, channel=inp.channel)
         elif status == "restart":
             missing = "some" if inp.missing is None else inp.missing
             self._open("source.restart", (), out, device=device, missing=missing)
         elif status == "forged":
-            self._open("source.forged", (), out, device=device, channel=inp.channel)
+            if not self._fold_source("source.forged", inp, out):
+                self._open("source.forged", (), out, device=device, channel=inp.channel)
         elif status == "lost":  # shoe messages that never came: its next cards wait for the ruling
             self._open("source.lost", (), out, device=device, missing=inp.missing)
         else:  # store (engine.inputs.SOURCE_STATUSES): the service opens this one itself, outside the log
             self._open("source.store", (), out, device=device, problem=inp.problem)
 
+    def _fold_source(self, rule_id: str, inp: SourceStatus, out: FloorOutputs) -> bool:
+        """One open ``source.forged`` / ``source.gap`` prompt per channel: a report while one is open
+        updates its count and text instead of opening another (a console naming a new device in
+        every message must not fill the prompt list past the wire's limit).  Here in the core, so
+        the counts are the stored reports replayed (a restart shows what the dealer saw).  False:
+        none open."""
+        for p in self.prompts.values():
+            if p.rule.id != rule_id or str(p.data.get("channel", "")) != inp.channel:
+                continue
+            devices: list[str] = p.data.setdefault("devices", [str(p.data.get("device", ""))])
+            if inp.device not in devices:
+                if len(devices) < FOLD_NAMES_KEPT:
+                    devices.append(inp.device)
+                else:  # a flood of names: counted, not kept (the prompt's size stays bounded)
+                    p.data["unlisted"] = int(p.data.get("unlisted", 0)) + 1
+            reports = p.data["reports"] = int(p.data.get("reports", 1)) + 1
+            missing = int(p.data.get("missing_total", p.data.get("missing") or 0)) + (inp.missing or 0)
+            p.data["missing_total"] = missing
+            named = len(devices) + int(p.data.get("unlisted", 0))
+            shown = ", ".join(devices[:FOLD_NAMES_SHOWN]) + (
+                f" and {named - FOLD_NAMES_SHOWN} more" if named > FOLD_NAMES_SHOWN else "")
+            if rule_id == "source.forged":
+                p.text = (f"{reports} messages on {inp.channel} claimed to come from {named} "
+                          f"device(s) that may not send there ({shown}): they were refused. "
+                          "Check which devices are connected to this table.")
+            else:
+                p.text = (f"{reports} reports on {inp.channel}: {named} device(s) ({shown}) "
+                          f"skipped {missing} message(s) in all. Check the cards on the table against the screen.")
+            out.notes.append(f"{rule_id} on {inp.channel} from {inp.device!r} folded into prompt {p.id} "
+                             f"({reports} reports)")
+            return True
+        return False
+
+
+#: A folded source prompt lists this many device names and counts the rest.
+FOLD_NAMES_SHOWN = 5
+FOLD_NAMES_KEPT = 32
 
 Handler = Callable[[Floor, Any, FloorOutputs], None]
 

@@ -171,3 +171,45 @@ def test_the_duplicate_card_prompt_names_a_card_only_if_its_twin_is_face_up() ->
     assert [p.rule.id for p in hidden.opened] == ["deck.duplicate-card"] == [p.rule.id for p in shown.opened]
     assert down.name not in hidden.opened[0].text and "same card" in hidden.opened[0].text
     assert up.name in shown.opened[0].text
+
+
+def test_whether_an_off_felt_card_opens_a_prompt_never_depends_on_the_hole_cards() -> None:
+    """A forged camera probes with off-felt cards of the last hand: if a prompt opened only when
+    the card is a live down card of this hand, the prompt's existence would tell which cards are
+    in the hole.  The answer must be the same for a hole card as for a card nobody was dealt."""
+    floor = _floor()
+    first = iter(DECK[:9])
+    hand = floor.table.hand
+    assert hand is not None
+    while hand.phase is Phase.DEALING:
+        floor.handle({"kind": "shoe_card", "card": next(first)})
+    while not hand.is_over:
+        opts = hand.options()
+        assert opts is not None
+        o = opts.find("fold") or opts.find("bring_in")
+        assert o is not None
+        floor.handle({"kind": "action", "seat": opts.seat, "action": o.action, "amount": o.amount})
+    last_cards = DECK[:9]
+    # Hand 2 deals three of the last hand's cards as hole cards; the rest of them are not dealt.
+    floor.handle({"kind": "table", "op": "start_hand"})
+    hand = floor.table.hand
+    assert hand is not None and hand.hand_id == 2
+    second = [last_cards[0], last_cards[1], DECK[20], last_cards[3], last_cards[4], DECK[21],
+              DECK[22], DECK[23], DECK[24]]
+    for code in second:
+        floor.handle({"kind": "shoe_card", "card": code})
+    holes = {str(c) for s in hand.seats for c, up in s.cards if not up}
+    in_hole = [c for c in last_cards if c in holes]
+    not_dealt = [c for c in last_cards if c not in second]
+    assert in_hole and not_dealt
+
+    def opens(code: str) -> list[str]:
+        probe = copy.deepcopy(floor)
+        out = probe.handle({"kind": "camera", "seats": {},
+                            "irregular": [{"kind": "off_felt", "seat": None, "card": code}]})
+        return sorted(p.rule.id for p in out.opened)
+
+    answers = {c: opens(c) for c in in_hole + not_dealt}
+    assert len({tuple(a) for a in answers.values()}) == 1, answers
+    # The control: a card of neither hand off the felt is a prompt (the check above is not blind).
+    assert opens(DECK[27]) == ["stud.card-off-table"]

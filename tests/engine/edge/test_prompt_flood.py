@@ -104,3 +104,39 @@ def test_more_than_32_open_prompts_are_sent_shortened_and_every_input_is_taken(m
         for c in (monitor, rx):
             c.close()
         service.stop()
+
+
+def test_a_folded_prompts_count_survives_a_restart_and_its_names_stay_bounded(mosquitto_broker: Any,
+                                                                               tmp_path: Path) -> None:
+    """The folded count was kept in memory only: after a restart the prompt showed the first
+    report.  Each report is now a stored input the floor folds, so the replay shows them all; and
+    a flood of names keeps at most FOLD_NAMES_KEPT of them in the prompt."""
+    from engine.floor.core import FOLD_NAMES_KEPT
+
+    config = engine_config(mosquitto_broker, tmp_path / "engine.db")
+    service = EngineService(config).start()
+    monitor = TestClient(mosquitto_broker, "monitor")
+    attacker = TestClient(mosquitto_broker, "console", "console-x")
+    names = FOLD_NAMES_KEPT + 8
+    try:
+        assert monitor.connected() and attacker.connected()
+        monitor.subscribe([wire.topic(T, Channel.STATE)])
+        wait_state(monitor, lambda s: s["phase"] == "dealing")
+        for n in range(names):
+            attacker.publish(wire.topic(T, Channel.COMMAND), raw("muck", f"shoe-{n + 2}", 1, seat=1))
+        wanted = f"{names} messages on console/command claimed to come from {names} device(s)"
+        wait_state(monitor, lambda s: any(wanted in p["text"] for p in s["prompts"]))
+        prompt = next(p for p in service.core.floor.prompts.values() if p.rule.id == "source.forged")
+        assert len(prompt.data["devices"]) == FOLD_NAMES_KEPT
+    finally:
+        service.stop()
+    monitor.received.clear()
+    again = EngineService(config).start()
+    try:
+        state = wait_state(monitor, lambda s: any(p["rule"] == "source.forged" for p in s["prompts"]))
+        forged = [p for p in state["prompts"] if p["rule"] == "source.forged"]
+        assert len(forged) == 1 and wanted in forged[0]["text"], forged
+    finally:
+        for c in (monitor, attacker):
+            c.close()
+        again.stop()
