@@ -7,11 +7,7 @@ it was drawn (not as a duplicate of itself), when the disk has room again."""
 
 from __future__ import annotations
 
-import contextlib
-import errno
 import os
-import subprocess
-import tempfile
 import time
 from collections.abc import Iterator
 from pathlib import Path
@@ -22,6 +18,7 @@ import pytest
 from engine import wire
 from engine.wire import Channel
 from tests.e2e.test_bridge_publish import T, _shoe_table, _start_bridge, _wait, payloads
+from tests.support.disk import fill_to_the_last_byte, small_tmpfs
 from tests.support.mqtt import TestClient
 
 pytestmark = pytest.mark.skipif(os.geteuid() != 0, reason="mounting a tmpfs needs root")
@@ -29,33 +26,8 @@ pytestmark = pytest.mark.skipif(os.geteuid() != 0, reason="mounting a tmpfs need
 
 @pytest.fixture
 def small_disk() -> Iterator[Path]:
-    where = Path(tempfile.mkdtemp(prefix="studtable-outbox-"))
-    done = subprocess.run(["mount", "-t", "tmpfs", "-o", "size=200k", "tmpfs", str(where)], capture_output=True)
-    if done.returncode != 0:
-        pytest.skip(f"cannot mount a tmpfs: {done.stderr.decode().strip()}")
-    try:
+    with small_tmpfs("200k") as where:
         yield where
-    finally:
-        subprocess.run(["umount", "-l", str(where)], check=False)
-        with contextlib.suppress(OSError):
-            where.rmdir()
-
-
-def fill(disk: Path) -> Path:
-    filler = disk / "filler"
-    fd = os.open(filler, os.O_WRONLY | os.O_CREAT, 0o600)
-    try:
-        for size in (65536, 4096, 1):
-            while True:
-                try:
-                    if os.write(fd, b"\0" * size) < size:
-                        break
-                except OSError as exc:
-                    assert exc.errno == errno.ENOSPC
-                    break
-    finally:
-        os.close(fd)
-    return filler
 
 
 def test_a_card_the_outbox_cannot_write_stays_at_the_shoe_and_arrives_once_when_there_is_room(
@@ -78,7 +50,7 @@ def test_a_card_the_outbox_cannot_write_stays_at_the_shoe_and_arrives_once_when_
         def published() -> list[dict[str, Any]]:
             return [m for m in payloads(engine, "/sensor/shoe") if m["kind"] == "card_drawn"]
 
-        filler = fill(small_disk)
+        filler = fill_to_the_last_byte(small_disk)
         # The outbox's last block has room for a few more lines; draw until one does not fit.
         for _ in range(40):
             drawn.append(str(deck.tags[sim.draw()]))

@@ -10,13 +10,10 @@ Needs root (mount); the brokers are the real mosquitto and the embedded amqtt.
 from __future__ import annotations
 
 import contextlib
-import errno
 import json
 import logging
 import os
 import sqlite3
-import subprocess
-import tempfile
 import time
 from collections.abc import Iterator
 from pathlib import Path
@@ -28,6 +25,7 @@ from engine.bus import BusClient
 from engine.service import EngineService
 from engine.store import open_store
 from tests.engine.edge.test_service import client, draw, engine_config, wait_state
+from tests.support.disk import fill_to_the_last_byte, small_tmpfs
 from tests.support.mqtt import TestClient
 
 pytestmark = pytest.mark.skipif(os.geteuid() != 0, reason="mounting a tmpfs needs root")
@@ -37,16 +35,8 @@ THIRD_STREET = ["As", "Kd", "Qh", "Js", "Tc", "9d", "2c", "3h", "4s"]  # down, d
 
 @pytest.fixture
 def small_disk() -> Iterator[Path]:
-    where = Path(tempfile.mkdtemp(prefix="studtable-full-"))
-    done = subprocess.run(["mount", "-t", "tmpfs", "-o", "size=400k", "tmpfs", str(where)], capture_output=True)
-    if done.returncode != 0:
-        pytest.skip(f"cannot mount a tmpfs: {done.stderr.decode().strip()}")
-    try:
+    with small_tmpfs("400k") as where:
         yield where
-    finally:
-        subprocess.run(["umount", "-l", str(where)], check=False)
-        with contextlib.suppress(OSError):
-            where.rmdir()
 
 
 def fill(disk: Path) -> Path:
@@ -57,19 +47,7 @@ def fill(disk: Path) -> Path:
     with contextlib.closing(sqlite3.connect(disk / "engine.db")) as conn:
         busy, _, _ = conn.execute("PRAGMA wal_checkpoint(TRUNCATE)").fetchone()
         assert busy == 0
-    filler = disk / "filler"
-    fd = os.open(filler, os.O_WRONLY | os.O_CREAT, 0o600)
-    try:
-        for size in (65536, 4096, 1):  # big steps, then to the last byte
-            while True:
-                try:
-                    os.write(fd, b"\0" * size)
-                except OSError as exc:
-                    assert exc.errno == errno.ENOSPC
-                    break
-    finally:
-        os.close(fd)
-    return filler
+    return fill_to_the_last_byte(disk)
 
 
 def third_street_dealt(state: dict[str, Any]) -> bool:
