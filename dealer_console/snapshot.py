@@ -65,8 +65,8 @@ class SeatView:
 
     @property
     def out(self) -> bool:
-        """Folded, mucked or sitting out: drawn dimmed."""
-        return self.status in ("folded", "mucked", "sitting_out")
+        """Folded, dead, mucked or sitting out: drawn dimmed."""
+        return self.status in ("folded", "dead", "mucked", "sitting_out")
 
 
 @dataclass(frozen=True, slots=True)

@@ -107,7 +107,7 @@ def seat_word(seat: SeatView, won: int = 0) -> str:
         return f"WINS {won:,}"
     if seat.status == "mucked" and seat.shown:
         return "SHOWN"
-    word = {"folded": "FOLDED", "mucked": "MUCKED", "all_in": "ALL IN", "sitting_out": "SITTING OUT"}.get(
+    word = {"folded": "FOLDED", "dead": "DEAD", "mucked": "MUCKED", "all_in": "ALL IN", "sitting_out": "SITTING OUT"}.get(
         seat.status, "")
     return word or seat.last_action
 
@@ -203,7 +203,7 @@ class SeatWidget(QFrame):
         sx = 10 + name_w + 10
         room = max(0, w - 10 - stack_w - 8 - sx)
         text = self.status.text()
-        short = {"FOLDED": "FOLD", "MUCKED": "MUCK", "SITTING OUT": "OUT", "ALL IN": "ALL IN", "SHOWN": "SHOWN"}
+        short = {"FOLDED": "FOLD", "MUCKED": "MUCK", "SITTING OUT": "OUT", "ALL IN": "ALL IN", "SHOWN": "SHOWN", "DEAD": "DEAD"}
         if self.status.fontMetrics().horizontalAdvance(text) > room and text in short:
             self.status.setText(short[text])  # a narrow seat gets the short word, not a clipped one
         elif self.status.fontMetrics().horizontalAdvance(text) > room - 8 and self.view is not None \

@@ -81,7 +81,7 @@ def public_seat(hand: Hand | None, ts: TableSeat | None, s: SeatState | None, la
         stack = ts.stack if ts is not None else 0
         return SeatView(number, name, stack, sitting_out, s is not None, status, 0, 0, [], 0, [], [])
     if s.folded:
-        status = "folded"
+        status = "dead" if s.killed else "folded"  # killed by a ruling (RRoP 3.3), not thrown away
     elif s.mucked:
         status = "mucked"
     elif (s.stack == 0 or s.reserved) and not hand.is_over:

@@ -61,7 +61,7 @@ class SeatView:
     stack: int
     sitting_out: bool
     in_hand: bool
-    status: str  # waiting, sitting_out, active, folded, mucked, all_in
+    status: str  # waiting, sitting_out, active, folded, dead (killed by a ruling), mucked, all_in
     bet: int
     committed: int
     up: list[str]

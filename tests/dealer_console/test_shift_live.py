@@ -157,7 +157,9 @@ def test_a_hand_from_seat_change_to_killed_hand_and_held_result(live: Any, qtbot
     _tap(qtbot, d, "prompt.option.confirm")
     qtbot.waitUntil(lambda: not _state(screen).get("prompts"), timeout=10000)
     dead = next(x for x in _state(screen)["seats"] if x["seat"] == victim)
-    assert dead["status"] == "folded"
+    assert dead["status"] == "dead"  # killed by the ruling, not folded
+    qtbot.waitUntil(lambda: _status(d, victim) == "DEAD", timeout=5000)
+    assert _monitor_status(monitor, victim) == "DEAD"
     assert _state(screen)["phase"] == "showdown" and _state(screen)["to_act"] != victim
 
     # The others show as the shoe identified their cards.
