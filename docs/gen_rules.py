@@ -13,6 +13,8 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
+from generated_block import write_block  # noqa: E402 - docs/ is the script's folder
+
 from engine.citations import cite  # noqa: E402
 from engine.floor import EFFECTS  # noqa: E402
 from engine.irregularities import RULES  # noqa: E402
@@ -50,18 +52,7 @@ def table() -> str:
 
 
 def main() -> int:
-    path = ROOT / "docs" / "rules.md"
-    text = path.read_text()
-    head, rest = text.split(START, 1)
-    _, tail = rest.split(END, 1)
-    new = f"{head}{START}\n{table()}\n{END}{tail}"
-    if "--check" in sys.argv:
-        if new != text:
-            print("docs/rules.md is out of date: run python docs/gen_rules.py")
-            return 1
-        return 0
-    path.write_text(new)
-    return 0
+    return write_block(ROOT / "docs" / "rules.md", START, END, table(), "docs/gen_rules.py")
 
 
 if __name__ == "__main__":

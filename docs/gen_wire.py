@@ -17,6 +17,8 @@ from typing import Any
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
+from generated_block import write_block  # noqa: E402 - docs/ is the script's folder
+
 from engine import wire  # noqa: E402
 from engine.public import public_state  # noqa: E402
 from engine.scenario import build_floor  # noqa: E402
@@ -51,23 +53,9 @@ def example() -> dict[str, Any]:
     return doc
 
 
-def block() -> str:
-    return f"{START}\n```json\n{json.dumps(example(), indent=1)}\n```\n{END}"
-
-
 def main() -> int:
-    path = ROOT / "docs" / "wire.md"
-    text = path.read_text()
-    head, rest = text.split(START, 1)
-    _, tail = rest.split(END, 1)
-    new = f"{head}{block()}{tail}"
-    if "--check" in sys.argv:
-        if new != text:
-            print("docs/wire.md is out of date: run python docs/gen_wire.py")
-            return 1
-        return 0
-    path.write_text(new)
-    return 0
+    body = f"```json\n{json.dumps(example(), indent=1)}\n```"
+    return write_block(ROOT / "docs" / "wire.md", START, END, body, "docs/gen_wire.py")
 
 
 if __name__ == "__main__":

@@ -4,45 +4,15 @@
 from __future__ import annotations
 
 import time
-from collections.abc import Callable, Mapping
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
-    from dealer_console.demo.people import HandTruth, Narrator
-    from dealer_console.demo.stack import TableStack, TableWatch
-from dealer_console.demo.options import DemoOptions
+    pass
+from dealer_console.demo.table_parts import TableParts
 
 
-class TruthCheck:
+class TruthCheck(TableParts):
     """The check of each hand against the simulated truth (``SimulatedTable`` mixes it in)."""
-
-    # What the mixin uses of ``SimulatedTable`` (declared for the type checker only).
-    stack: TableStack
-    opts: DemoOptions
-    watch: TableWatch
-    say: Narrator
-    truths: dict[int, HandTruth]
-    names: dict[int, str]
-    inputs: dict[str, int]
-    expected_rules: set[str]
-    drill_report: dict[str, Any]
-    drill_done: bool
-    failures: list[str]
-    verified: list[str]
-    hand_events: int
-    chips: dict[str, int]
-    camera_checks: list[dict[str, Any]]
-    camera_stalled_until: int | None
-    if TYPE_CHECKING:
-        def _draw(self, state: Mapping[str, Any], slot: Mapping[str, Any] | None, wait: bool = True,
-                  kind: str | None = None, lay: Callable[[Any, int, str], None] | None = None) -> str: ...
-
-        def _rule(self, state: Mapping[str, Any], expected: bool = False) -> None: ...
-
-        def _await_change(self, sig: str, error: Any, what: str, timeout: float | None = None) -> dict[str, Any]: ...
-
-        def _press_action(self, seat: int, option: Mapping[str, Any], *, wait: bool = True) -> None: ...
-
 
     # -- the check ----------------------------------------------------------------------
     def _check_hand(self, hand_id: int) -> None:
