@@ -213,6 +213,12 @@ class SeatWidget(QFrame):
             if self.status.fontMetrics().horizontalAdvance(short_text) > room:
                 short_text = amount or SHORT_DID.get(verb, verb)  # the narrowest seat: the amount
             self.status.setText(short_text)
+        font = self.status.font()
+        while self.status.fontMetrics().horizontalAdvance(self.status.text()) > room and font.pixelSize() > 9:
+            font.setPixelSize(font.pixelSize() - 1)  # still too wide: smaller type, never a clipped word
+            self.status.setFont(font)
+        if self.status.fontMetrics().horizontalAdvance(self.status.text()) > room:
+            self.status.setText("")  # no room at all (a thumbnail table): the tooltip keeps the word
         self.status.setGeometry(sx, 3, room, header)
         self.status.setAlignment(Qt.AlignmentFlag.AlignLeft | Qt.AlignmentFlag.AlignVCenter)
         self.status.raise_()
