@@ -181,6 +181,8 @@ class BusHistory(QObject):
             reply({"request": request, "hands": [], "hand": None, "error": f"history query refused: {exc}"})
             return
         self._pending[request] = reply
+        while len(self._pending) > 32:  # questions the engine never answered (it was down): forget the oldest
+            self._pending.pop(next(iter(self._pending)))
 
     def _received(self, msg: Message) -> None:
         if msg.channel is not Channel.HISTORY_REPLY:

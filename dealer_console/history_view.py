@@ -62,6 +62,7 @@ class HistoryBrowser(QWidget):
         self.typed = ""
         self.export_dir = export_dir
         self.asked = 0  # the answer the page waits for (an older one is dropped)
+        self.answer_timeout_ms = ANSWER_TIMEOUT_MS
         self._timer = QTimer(self)
         self._timer.setSingleShot(True)
         self._timer.timeout.connect(lambda: self._say("The engine did not answer; is it running?"))
@@ -212,7 +213,7 @@ class HistoryBrowser(QWidget):
             self._timer.stop()
             then(answer)
 
-        self._timer.start(ANSWER_TIMEOUT_MS)
+        self._timer.start(self.answer_timeout_ms)
         self.source.ask(query, reply)
 
     def _show_keys(self, on: bool) -> None:

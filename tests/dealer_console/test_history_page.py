@@ -234,3 +234,30 @@ def test_the_history_page_fits_a_1024x600_screen_with_its_keys_shown(qtbot: Any)
         assert (d.find("keyboard.Q") is not None) is keys_on and (d.find("history.steps") is None) is keys_on
     hint = window.minimumSizeHint()
     assert hint.width() <= 1024 and hint.height() <= 600, hint
+
+
+def test_with_the_engine_down_the_page_says_so_and_a_next_search_is_answered_once_it_is_up(
+        amqtt_broker: Any, qtbot: Any, tmp_path: Path) -> None:
+    screen = Screen(amqtt_broker, tmp_path / "exports")
+    try:
+        qtbot.waitUntil(lambda: screen.edge.connected, timeout=10000)
+        browser = screen.window.history
+        browser.answer_timeout_ms = 500
+        d = ConsoleDriver(screen.window)
+        d.tap("page.history")  # asks; nobody answers
+        qtbot.waitUntil(lambda: d.text("history.message") == "The engine did not answer; is it running?",
+                        timeout=5000)
+        assert browser.hands.count() == 0
+        # The engine comes up: the next search is answered.
+        service = EngineService(engine_config(amqtt_broker, tmp_path / "engine.db")).start()
+        try:
+            d.tap("history.find.all")
+            # the live hand 1 (the engine deals its first hand by itself), and no timeout said
+            qtbot.waitUntil(lambda: bool(browser.listings) and browser.listings[0].live, timeout=10000)
+            qtbot.wait(700)
+            assert "did not answer" not in d.text("history.message")
+        finally:
+            service.stop()
+    finally:
+        screen.edge.stop()
+        screen.window.close()
