@@ -5,8 +5,10 @@ A real engine service plays on a real broker (mosquitto, which grants any subscr
 filters each message, and the embedded amqtt).  Spies log in as the console and the monitor and
 subscribe to every topic their role may ask for.  Hypothesis then drives random sequences of
 messages: shoe cards (the deal), console commands of every kind in any phase (shows and mucks
-out of phase, actions, reports, manual cards, rulings, table operations) with forged sources,
-and vision observations with forged sources.  The console's guesses name cards from a pool the
+out of phase, actions, reports, manual cards, rulings, table operations, history queries) with
+forged sources, and vision observations with forged sources; after each sequence the console asks
+for the history of the hand being played (``console/history``: a finished hand's cards are the
+console's, so only answers about a live hand are checked; the monitor may receive none).  The console's guesses name cards from a pool the
 shoe never deals, so any dealt card in a spy's payload is the engine's doing: for every payload,
 no card dealt face down in the hand it belongs to (and not shown in that hand) may appear.
 """
@@ -118,6 +120,10 @@ console_command = st.one_of(
     st.builds(lambda p, o: ("ruling", {"prompt": p, "option": o}), st.sampled_from([f"p{i}" for i in range(1, 12)]),
               st.sampled_from(["confirm", "misdeal", "live", "dead", "replace"])),
     st.builds(lambda: ("table", {"op": "start_hand"})),
+    # history queries (console/history answers): the live hand's steps, or a page (a limit out of
+    # range is refused by the contract and answered with the reason)
+    st.builds(lambda h, n: ("history", {"request": "spyq", "hand": h, "limit": n}),
+              st.one_of(st.none(), st.integers(1, 3)), st.integers(0, 60)),
 )
 
 step = st.one_of(
@@ -152,6 +158,9 @@ def test_no_live_down_card_reaches_console_or_monitor(table: Table, steps: list[
         else:
             table.send("vision", Channel.VISION, "observation", s[1], frame=table.deal, seats={}, changed=[],
                        irregular=[], fps=10.0)
+    live = table.service.core.floor.table.hand
+    if live is not None:  # and at the end the console asks for the hand being played, every time
+        table.send("console", Channel.COMMAND, "history", "console-1", request="spylive", hand=live.hand_id, limit=5)
     time.sleep(0.4)  # what the engine says about the last of them
     secret = table.secret_by_hand()
     for role, spy in table.spies.items():
@@ -160,7 +169,15 @@ def test_no_live_down_card_reaches_console_or_monitor(table: Table, steps: list[
             text = r.payload.decode("utf-8", "replace")
             if r.topic.endswith("/public/state"):
                 hand = json.loads(text)["state"].get("hand_id")
-            if hand is None:
+            number = hand
+            if r.topic.endswith("/console/history"):
+                assert role == "console", f"the {role} role received a history answer: {text[:200]}"
+                detail = json.loads(text).get("hand")
+                if detail is not None and not detail["live"]:
+                    continue  # a finished hand's cards are the console's (docs/security.md)
+                if detail is not None:
+                    number = detail["number"]
+            if number is None:
                 continue
-            leaked = set(CARD_TOKEN.findall(text)) & secret.get(int(hand), set())
+            leaked = set(CARD_TOKEN.findall(text)) & secret.get(int(number), set())
             assert not leaked, f"{role} received live down card(s) {leaked} on {r.topic}: {text[:400]}"
