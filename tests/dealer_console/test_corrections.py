@@ -121,7 +121,11 @@ def test_undo_from_the_console_a_wrong_pin_and_a_restart(live: Any, qtbot: Any) 
 
 
 def test_a_game_change_from_the_console_plays_from_the_next_hand(live: Any, qtbot: Any) -> None:
+    from dealer_console.monitor import MonitorWindow
+
     stack, screen, d = live
+    monitor = MonitorWindow(screen.model)  # the players' screen draws the same public state
+    qtbot.addWidget(monitor)
     _deal_third_street(qtbot, stack, screen, d)
     _tap(qtbot, d, "page.game")
     for name in ("game.variant.razz", "game.small-bet", "game-pad.1", "game-pad.0", "game.big-bet", "game-pad.2",
@@ -131,6 +135,7 @@ def test_a_game_change_from_the_console_plays_from_the_next_hand(live: Any, qtbo
     assert _state(screen)["game"]["variant"] == "F7S"  # this hand keeps its game
     assert "Next hand: Razz 10/20, ante 1, bring-in 3" in d.text("game.current")
     assert "next hand: Razz 10/20" in d.text("game-line")
+    assert monitor.game.text().startswith("Seven-card stud")  # the players see this hand's game
     # A game that cannot be played: refused beside the game controls, nothing changed.
     for name in ("game.bring-in", "game-pad.5", "game-pad.0", "game.apply"):
         _tap(qtbot, d, name)
@@ -145,7 +150,7 @@ def test_a_game_change_from_the_console_plays_from_the_next_hand(live: Any, qtbo
     _tap(qtbot, d, "hand.next")
     qtbot.waitUntil(lambda: _state(screen).get("hand_id") == 2, timeout=10000)
     assert _state(screen)["game"]["variant"] == "FR" and _state(screen)["game"]["small_bet"] == 10
-    assert "Razz" in d.text("game-line")
+    assert "Razz" in d.text("game-line") and monitor.game.text().startswith("Razz")
     # The hand log keeps hand 1 as stud; a restart replays it as stud.
     with sqlite3.connect(stack.store) as conn:
         assert [r[0] for r in conn.execute("SELECT variant FROM hands ORDER BY started_at")] == ["F7S"]

@@ -212,3 +212,15 @@ def test_after_an_undo_every_event_keeps_the_input_that_made_it(tmp_path: Path) 
     from engine.handlog import describe
     assert describe(hand.events[8], hand, reveal=False)[0] == "Undone: seat 2 Bob complete to 5 (third street)"
     service.stop()
+
+
+@pytest.mark.parametrize("pin", ["12", "12ab", "1234567890123", 1.5])
+def test_a_floor_pin_that_is_not_4_to_12_digits_is_refused_naming_the_key(pin: Any, tmp_path: Path) -> None:
+    from engine.configfile import ConfigFileError
+
+    data = {"table": TABLE, "game": STUD, "store": {"url": str(tmp_path / "e.db")}, "engine": {"floor_pin": pin}}
+    with pytest.raises(ConfigFileError) as refused:
+        EngineConfig.from_dict(data)
+    assert refused.value.key == "engine.floor_pin" and "4 to 12 digits" in str(refused.value)
+    assert EngineConfig.from_dict({**data, "engine": {"floor_pin": "4821"}}).floor_pin == "4821"
+    assert "4821" not in repr(EngineConfig.from_dict({**data, "engine": {"floor_pin": "4821"}}))
