@@ -42,7 +42,7 @@ GAME_VARIANTS = ("F7S", "F7S/8", "FR", "stud", "stud8", "stud-8", "razz")
 CORRECTION_OPS = ("undo",)
 #: The floor's authority on a correction, as the engine service found it (the PIN itself is never
 #: stored): ``ok`` the floor PIN matched, ``wrong`` it did not, ``unset`` the table has none.
-FLOOR_AUTHORITY = ("ok", "wrong", "unset")
+FLOOR_AUTHORITY = ("ok", "wrong", "unset", "locked")  # locked: not compared, too many wrong PINs in the hand
 ACTIONS = ("fold", "check", "call", "bring_in", "complete", "bet", "raise")
 SHOE_STATUSES = ("ok", "unknown_tag", "foreign_deck", "duplicate")
 # gap: messages skipped; restart: a device restarted and may have lost some; forged: a message

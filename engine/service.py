@@ -86,6 +86,8 @@ IDLE_AFTER_S = 0.5  # the table counts as quiet this long after an input (store 
 IDLE_CHECK_S = 0.25
 #: Forged device names the engine remembers (each reported once); a flood past it is only logged.
 MAX_FORGED_NAMES = 1024
+#: wrong floor PINs taken in one hand; after them a PIN is not compared until the next hand
+MAX_WRONG_PINS = 5
 #: the most prompts one dealer/prompt message carries (engine/wire.py: the ``open`` list's limit)
 MAX_WIRE_PROMPTS = 32
 
@@ -229,6 +231,8 @@ class EngineCore:
         #: the key of the last input applied, shown on public/state so a sender sees it was taken
         self.last_input: dict[str, Any] | None = None
         self.finished: list[Hand] = []
+        #: wrong floor PINs in the hand in progress (hand number -> count); MAX_WRONG_PINS locks it
+        self.wrong_pins: dict[int, int] = {}
         #: where each event of a hand came from and when (engine.handlog), and the finished hands
         self.provenance = handlog.Provenance()
         #: (source, time) of each input of the hand in progress, in the floor's ``hand_inputs`` order
@@ -244,8 +248,15 @@ class EngineCore:
         inp = dict(inp)
         given = str(inp.pop("pin")).encode()
         pin = self.config.floor_pin
-        inp["floor"] = "unset" if not pin else "ok" if hmac.compare_digest(given, pin.encode()) else "wrong"
+        if pin and self.wrong_pins.get(self._hand_number(), 0) >= MAX_WRONG_PINS:
+            inp["floor"] = "locked"  # not even compared: a PIN is not guessed at wire speed
+        else:
+            inp["floor"] = "unset" if not pin else "ok" if hmac.compare_digest(given, pin.encode()) else "wrong"
         return inp
+
+    def _hand_number(self) -> int:
+        hand = self.floor.table.hand
+        return hand.hand_id if hand is not None else 0
 
     def game_input(self) -> dict[str, Any]:
         """The config's game as a table input: the first input of a new store, and again whenever the
@@ -274,6 +285,10 @@ class EngineCore:
         ``at`` (UTC, when the input was stored) and ``source`` mark the hand events it made."""
         if source != ENGINE_SOURCE:
             self.last_input = {"source": source, "session": session, "seq": seq}
+        if inp.get("kind") == "correction" and inp.get("floor") == "wrong":
+            # counted from the stored verdicts, so a restart counts the same (see ``authorized``)
+            number = self._hand_number()
+            self.wrong_pins = {number: self.wrong_pins.get(number, 0) + 1}
         try:
             out = self.floor.handle(inp)
         except FloorError as exc:

@@ -196,6 +196,9 @@ class UndoMixin(FloorState):
             raise FloorError(f"{entry.text} was undone already", "engine.correction")
         if inp.floor == "wrong":
             raise FloorError("the floor PIN is wrong: nothing was changed", "engine.floor-pin")
+        if inp.floor == "locked":
+            raise FloorError("too many wrong floor PINs in this hand: no PIN is taken again until the next hand",
+                             "engine.floor-pin")
         if inp.input != self.last_dealer and inp.floor != "ok":
             why = ("and this table has no floor PIN configured (engine config: floor_pin)" if inp.floor == "unset"
                    else "the floor's PIN is needed")

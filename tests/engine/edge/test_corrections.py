@@ -224,3 +224,37 @@ def test_a_floor_pin_that_is_not_4_to_12_digits_is_refused_naming_the_key(pin: A
     assert refused.value.key == "engine.floor_pin" and "4 to 12 digits" in str(refused.value)
     assert EngineConfig.from_dict({**data, "engine": {"floor_pin": "4821"}}).floor_pin == "4821"
     assert "4821" not in repr(EngineConfig.from_dict({**data, "engine": {"floor_pin": "4821"}}))
+
+
+def test_five_wrong_pins_lock_the_pin_until_the_next_hand_and_a_restart_counts_them(tmp_path: Path) -> None:
+    def table() -> EngineService:
+        config = _config(tmp_path, STUD)
+        config.floor_pin = PIN
+        service = EngineService(config)
+        service.replay()
+        return service
+
+    service = table()
+    for seq, card in enumerate(("As", "Ks", "Ah", "Kh", "7h", "9d"), 1):
+        _direct(service, Channel.SHOE, "card_drawn", "shoe-1", seq, counter=seq, uid=f"04{seq:012x}", card=card,
+                deck="d1", quality=200, status="ok")
+    _direct(service, Channel.COMMAND, "action", "console-1", 1, seat=1, action="bring_in", amount=2)
+    _direct(service, Channel.COMMAND, "action", "console-1", 2, seat=2, action="call", amount=2)
+    bring_in = service.core.floor.dealer_inputs()[0]["input"]
+    seq = 2
+    for _ in range(5):
+        seq += 1
+        _direct(service, Channel.COMMAND, "correction", "console-1", seq, op="undo", hand=1, input=bring_in, pin="0000")
+        assert "the floor PIN is wrong" in service.core.last_error["reason"]  # type: ignore[index]
+    whole = copy.deepcopy(service.core.floor.state())
+    seq += 1
+    _direct(service, Channel.COMMAND, "correction", "console-1", seq, op="undo", hand=1, input=bring_in, pin=PIN)
+    assert "too many wrong floor PINs" in service.core.last_error["reason"]  # type: ignore[index]
+    assert service.core.floor.state() == whole
+    service.stop()
+    service = table()  # the store's verdicts count again: still locked
+    seq += 1
+    _direct(service, Channel.COMMAND, "correction", "console-1", seq, op="undo", hand=1, input=bring_in, pin=PIN)
+    assert "too many wrong floor PINs" in service.core.last_error["reason"]  # type: ignore[index]
+    assert [p.get("floor") for _, p in _stored(tmp_path / "engine.db", "correction")] == ["wrong"] * 5 + ["locked"] * 2
+    service.stop()
