@@ -50,6 +50,9 @@ def register(sub: Any) -> None:
                       help="run the engine and the shoe bridge as their own processes (the camera always is one)")
     demo.add_argument("--manual", action="store_true",
                       help="a table with no sensors: the simulated dealer keys every card on the console's card picker")
+    demo.add_argument("--no-shoe", action="store_true",
+                      help="a camera-only table: no card shoe; the camera reads the up cards, the down cards "
+                           "stay unknown until shown (the simulated dealer keys them on the picker)")
     demo.add_argument("--no-camera", action="store_true",
                       help="leave out the simulated overhead camera and the vision service (the shoe alone)")
     demo.add_argument("--autoplay", action="store_true",
@@ -124,7 +127,7 @@ def _demo(args: argparse.Namespace) -> int:
         _card_art()
     opts = DemoOptions(seed=args.seed, variant=args.variant, players=args.players, drill=args.drill,
                        workdir=args.keep, camera=not args.no_camera,
-                       processes=args.processes, manual=args.manual)
+                       processes=args.processes, manual=args.manual, no_shoe=args.no_shoe)
     narrate = None
     if not args.headless:
         ok, why = display_available()

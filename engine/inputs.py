@@ -47,7 +47,8 @@ ACTIONS = ("fold", "check", "call", "bring_in", "complete", "bet", "raise")
 SHOE_STATUSES = ("ok", "unknown_tag", "foreign_deck", "duplicate")
 # gap: messages skipped; restart: a device restarted and may have lost some; forged: a message
 # claimed a source that may not send on its channel; store: the event store cannot write.
-SOURCE_STATUSES = ("online", "offline", "gap", "restart", "forged", "store", "lost")
+#: ``absent``: the table has no such device at all (a table without a shoe): no prompt.
+SOURCE_STATUSES = ("online", "offline", "gap", "restart", "forged", "store", "lost", "absent")
 
 
 class InputError(ValueError):

@@ -116,6 +116,9 @@ class EngineConfig:
     #: the floor's PIN (issue 21, 4): undoing an input older than the dealer's last needs it; checked
     #: by the service in constant time, never stored, never on public/state (None: the table has none)
     floor_pin: str | None = field(default=None, repr=False)
+    #: False: the table has no card shoe (camera only, or every card keyed): the camera's new cards
+    #: are the deal from the first hand on, with no "shoe offline" prompt (issue 21, 12)
+    shoe: bool = True
     extra: dict[str, Any] = field(default_factory=dict)
 
     @classmethod
@@ -174,7 +177,16 @@ class EngineConfig:
             hold_s=_hold(engine.get("hold_s", 0.0), file),
             seat_count=seat_count,
             floor_pin=None if floor_pin is None else str(floor_pin),
+            shoe=_flag(engine.get("shoe", True), file, "engine.shoe"),
         )
+
+
+def _flag(value: Any, file: Path | None, key: str) -> bool:
+    from engine.configfile import ConfigFileError
+
+    if not isinstance(value, bool):
+        raise ConfigFileError(file, key, f"must be true or false, got {value!r}", f"{key.rsplit('.', 1)[-1]} = false")
+    return value
 
 
 def _hold(value: Any, file: Path | None) -> float:
@@ -266,6 +278,8 @@ class EngineCore:
     def setup_inputs(self) -> list[dict[str, Any]]:
         """The game and the seating from the config, for a table with an empty store."""
         inputs: list[dict[str, Any]] = [self.game_input()]
+        if not self.config.shoe:
+            inputs.append({"kind": "source", "device": "shoe", "status": "absent"})
         inputs += [
             {"kind": "table", "op": "seat", "seat": s["seat"], "name": s["name"], "amount": s["stack"]}
             for s in self.config.seats

@@ -146,7 +146,7 @@ class TableConfig:
             "seats": [dict(s) for s in self.seats], "store": {"url": self.store},
             "broker": {"host": self.broker_host, "port": self.broker_port, "config_dir": self.credentials},
             "engine": {"device": self.engine_device, "auto_start": self.auto_start, "hold_s": self.hold_s,
-                       "floor_pin": self.floor_pin},
+                       "floor_pin": self.floor_pin, "shoe": self.shoe is not None},
         }
 
     def bridge_part(self) -> dict[str, Any]:

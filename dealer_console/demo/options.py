@@ -47,6 +47,9 @@ class DemoOptions:
     processes: bool = False  # engine and bridge as their own processes, as a real table runs them
     camera_fps: float = 12.0
     manual: bool = False  # no sensors at all: the dealer keys every card on the console's card picker
+    #: a camera-only table: no card shoe; the dealer deals from a deck in hand, the camera reads the
+    #: up cards and counts the down cards, which stay unknown until the player shows them
+    no_shoe: bool = False
     floor_pin: str | None = None  # the engine's floor PIN (issue 21, 4: an undo older than the last entry)
 
     def check(self) -> None:
@@ -67,6 +70,17 @@ class DemoOptions:
             raise DemoError(f"the {self.drill} drill needs the camera (leave out --no-camera)")
         if self.hands < 1:
             raise DemoError("--hands must be at least 1")
+        if self.no_shoe:
+            if self.manual:
+                raise DemoError("--no-shoe is a camera-only table and --manual one without sensors: choose one")
+            if not self.camera:
+                raise DemoError("a table without a shoe (--no-shoe) needs the camera (leave out --no-camera)")
+            if self.drill is not None and self.drill not in CAMERA_DRILLS:
+                raise DemoError(f"the {self.drill} drill needs the shoe; a camera-only table (--no-shoe) runs "
+                                f"only {', '.join(CAMERA_DRILLS)}")
+            if self.players > 7:
+                raise DemoError("a camera-only table (--no-shoe) seats 2 to 7 players (nobody counts the stub)")
+            self.processes = self.bridge_process = False
         if self.manual:
             if self.drill is not None:
                 raise DemoError("the drills need the shoe; a manual table (--manual) runs none")

@@ -34,8 +34,12 @@ class HandTruth:
     cards: list[tuple[str, int | None, bool | None, str]] = field(default_factory=list)  # (kind, seat, up, card)
     actions: list[tuple[int, str, int | None]] = field(default_factory=list)
     shown: dict[int, list[str]] = field(default_factory=dict)
+    #: a camera-only table: the down cards as dealt (``cards`` has them as "??", as the engine must)
+    hole: dict[int, list[str]] = field(default_factory=dict)
 
     def down_cards(self, seat: int) -> list[str]:
+        if seat in self.hole:
+            return list(self.hole[seat])
         return [c for kind, s, up, c in self.cards if kind == "card" and s == seat and not up]
 
 
@@ -278,8 +282,30 @@ class SimulatedTable(Drills, TruthCheck):
         self._pause(0.4)
         if self.opts.manual:
             self._key(state, slots[0])
+        elif self.opts.no_shoe:
+            self._lay(state, slots[0])
         else:
             self._draw(state, slots[0])
+
+    def _lay(self, state: Mapping[str, Any], slot: Mapping[str, Any]) -> None:
+        """A camera-only table: the dealer deals the next card from the deck in hand onto the felt;
+        the engine learns it from the camera alone (an up card by its face, a down card as a back)."""
+        hand_id = int(state["hand_id"])
+        if slot.get("kind") != "card":
+            raise DemoError(f"a camera-only table was told to deal a {slot.get('kind')!r}; only cards are laid")
+        camera = self.stack.camera
+        assert camera is not None
+        deck = self.hand_decks.setdefault(hand_id, self._shuffled())
+        card = deck.pop(0)
+        seat, up = int(slot["seat"]), bool(slot.get("face_up"))
+        sig, err = self.watch.sig, state.get("last_error")
+        truth = self.truths[hand_id]
+        truth.cards.append(("card", seat, up, card if up else "??"))
+        if not up:
+            truth.hole.setdefault(seat, []).append(card)
+        camera.table_camera.deal(seat, card, up)
+        self.inputs["cards_laid"] = self.inputs.get("cards_laid", 0) + 1
+        self._await_change(sig, err, f"the camera to see the {card} at seat {seat}")
 
     def _key(self, state: Mapping[str, Any], slot: Mapping[str, Any]) -> None:
         """A manual table: the dealer deals the next card from the deck in hand and keys it on the

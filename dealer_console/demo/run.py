@@ -65,6 +65,7 @@ def summary(table: SimulatedTable, stack: TableStack, opts: DemoOptions, elapsed
         "broker": "amqtt (embedded)" if getattr(stack.broker, "kind", "") == "amqtt" else getattr(stack.broker, "kind", "external"),
         "engine": "process" if opts.engine_process else "thread",
         "bridge": "none (a manual table: every card keyed on the console)" if opts.manual
+        else "none (a camera-only table: no shoe)" if opts.no_shoe
         else "process" if opts.bridge_process else "thread",
         "camera": camera_summary(table, stack),
         "console": console_summary(table),

@@ -74,7 +74,8 @@ def engine_config_dict(opts: DemoOptions, broker: Broker, store: Path) -> dict[s
         "store": {"url": str(store)},
         "broker": {"host": broker.host, "port": broker.port, "username": user, "password": password},
         "engine": {"device": ENGINE_DEVICE, "auto_start": False,  # the dealer taps Next hand
-                   **({"floor_pin": opts.floor_pin} if opts.floor_pin else {})},
+                   **({"floor_pin": opts.floor_pin} if opts.floor_pin else {}),
+                   **({"shoe": False} if opts.no_shoe else {})},
     }
 
 
@@ -317,6 +318,11 @@ class TableStack:
             self.watch.wait(lambda: self.watch.state is not None and bool(self.watch.state.get("seats")),
                             20, "the engine's first table state")
             return
+        if opts.no_shoe:
+            self._start_camera(opts, required=True)
+            self.watch.wait(lambda: self.watch.state is not None and bool(self.watch.state.get("seats")),
+                            20, "the engine's first table state")
+            return
         # The shoe: an enrolled deck (made-up tags), the simulator on a pty, the bridge reading it.
         rng = random.Random(opts.seed)
         uids = [bytes([0x04]) + rng.randbytes(6) for _ in range(52)]
@@ -337,22 +343,25 @@ class TableStack:
                 raise DemoError(f"the shoe bridge did not reach the broker; problems: {self.bridge.problems}")
         self.watch.wait(lambda: self.watch.avail.get(SHOE_DEVICE) is True, 15, "the shoe to come online")
         if opts.camera:
-            from dealer_console.demo.camera import CAMERA_DEVICE, CameraProcess, CameraUnavailable
-
-            try:
-                self.camera = CameraProcess(self.broker, opts.table, opts.players, seed=opts.seed,
-                                            cache=_cache_dir(), fps=opts.camera_fps).start()
-            except CameraUnavailable as exc:
-                if opts.drill in CAMERA_DRILLS:
-                    raise DemoError(f"the {opts.drill} drill needs the camera: {exc}") from exc
-                # The table runs without it (the shoe is the deal's source), and says why.
-                self.camera_skipped = str(exc)
-                log.error("demo: no camera: %s; the table runs with the shoe alone", exc)
-            else:
-                self.watch.wait(lambda: self.watch.avail.get(CAMERA_DEVICE) is True, 15,
-                                "the camera to come online")
+            self._start_camera(opts, required=opts.drill in CAMERA_DRILLS)
         self.watch.wait(lambda: self.watch.state is not None and bool(self.watch.state.get("seats")),
                         20, "the engine's first table state")
+
+    def _start_camera(self, opts: DemoOptions, *, required: bool) -> None:
+        from dealer_console.demo.camera import CAMERA_DEVICE, CameraProcess, CameraUnavailable
+
+        try:
+            self.camera = CameraProcess(self.broker, opts.table, opts.players, seed=opts.seed,
+                                        cache=_cache_dir(), fps=opts.camera_fps).start()
+        except CameraUnavailable as exc:
+            if required:
+                why = "a camera-only table (--no-shoe)" if opts.no_shoe else f"the {opts.drill} drill"
+                raise DemoError(f"{why} needs the camera: {exc}") from exc
+            # The table runs without it (the shoe is the deal's source), and says why.
+            self.camera_skipped = str(exc)
+            log.error("demo: no camera: %s; the table runs with the shoe alone", exc)
+        else:
+            self.watch.wait(lambda: self.watch.avail.get(CAMERA_DEVICE) is True, 15, "the camera to come online")
 
     def _client(self, role: Role, device: str, handler: Callable[[Message], None],
                 channels: tuple[Channel, ...], persistent: bool = False) -> BusClient:

@@ -40,9 +40,19 @@ class CameraMixin(FloorState):
         old_down = {s.seat: sum(1 for _, up in s.cards if not up) for s in last.seats}
         old_cards = {str(c) for s in last.seats for c, _ in s.cards}
         held = {s.seat: len(s.cards) for s in hand.seats}
+        # A seat the view leaves out is one the camera sees empty (the vision service lists every
+        # seat with a card): its last hand's cards are gone, and what it shows from then on is this
+        # hand's, even the same card at the same place (at seven seats that happens most nights).
+        present = {seen.seat for seen in seats}
+        for s in hand.seats:
+            if s.seat not in present:
+                self.camera_raised.add((hand.hand_id, "seat-cleared", s.seat, ""))
         fresh: list[SeatSeen] = []
         for seen in seats:
             up = [str(c) for c in seen.up]
+            if (hand.hand_id, "seat-cleared", seen.seat, "") in self.camera_raised:
+                fresh.append(seen)
+                continue
             if up and up == old_up.get(seen.seat, [])[: len(up)] and 2 <= seen.down <= old_down.get(seen.seat, 0):
                 continue  # the last hand's seat as it lay on some street
             held_here = held.get(seen.seat)
@@ -120,19 +130,39 @@ class CameraMixin(FloorState):
                     self.burn_errors[(hand.hand_id, street)] = burns
                     self._open("stud.burn-error", (seat,), out, burns=burns, problem=BURN_PROBLEMS[burns])
                     return
-            if self.shoe_active or hand.phase is not Phase.DEALING:
-                continue
-            # Camera-only table: the camera's new cards are the deal.
-            # New up cards by position (the row is laid in order): a card read differently from the
-            # one the engine holds is a misread to report, not a new card.
-            for c in up_seen[len(s.up):]:
-                if c not in s.up:
-                    self._deal_observed(hand, seat, c, True, out)
-                    if self.prompts:
-                        return
-            missing_down = seen.down - len(s.down)
-            for _ in range(max(0, missing_down)):
-                self._deal_observed(hand, seat, UNKNOWN, False, out)
+        if not self.shoe_active and hand.phase is Phase.DEALING:
+            self._camera_deal(hand, {seen.seat: seen for seen in seats if seen.seat not in two_exposed}, out)
+
+    def _camera_deal(self, hand: Hand, seen: dict[int, SeatSeen], out: FloorOutputs) -> None:
+        """A table without a shoe: the camera's new cards are the deal, taken in the deal's order
+        (RRoP stud: two down cards and the door card on third street, each round from the dealer's
+        left), since one view may show several cards laid since the last (a dealer is quicker than
+        the camera's still frames).  A card is matched to the next slot at its seat: the next up
+        card by position in the row (a card read differently from one the engine holds is a misread,
+        not a new card), or one more down card than the engine holds.  A hole card laid face up is
+        the irregularity ``_deal_observed`` rules on; no match: wait for the next view."""
+        for _ in range(64):  # at most the cards of one street; a guard, not a limit reached
+            if hand.phase is not Phase.DEALING or self.prompts:
+                return
+            slot = next((sl for sl in hand.expected_deal() if sl[0] == "card"), None)
+            if slot is None:
+                return
+            _, seat_no, face_up = slot
+            assert seat_no is not None
+            view = seen.get(seat_no)
+            s = hand.seat(seat_no)
+            if view is None:
+                return
+            new_up = [c for c in list(view.up)[len(s.up):] if c not in s.up]
+            more_down = view.down > len(s.down)
+            if face_up and new_up:
+                self._deal_observed(hand, seat_no, new_up[0], True, out)
+            elif not face_up and more_down:
+                self._deal_observed(hand, seat_no, UNKNOWN, False, out)
+            elif not face_up and new_up:
+                self._deal_observed(hand, seat_no, new_up[0], True, out)  # a hole card laid face up
+            else:  # nothing new at the seat due (or a card face down where an up card is due): wait
+                return
 
     def _more_than_seven(self, hand: Hand, view: CameraView, out: FloorOutputs) -> None:
         """RRoP stud 19: "A hand with more than seven cards is dead": the camera sees eight or more

@@ -423,6 +423,12 @@ class Floor(ShoeMixin, CameraMixin, ReportsMixin, RulingsMixin, UndoMixin):
                 same.text = same.rule.ruling.format(device=device).replace(
                     "went offline", f"went offline ({times} times)", 1)
                 out.notes.append(f"{device} offline again: prompt {same.id} counts it ({times} times)")
+        elif status == "absent":
+            # The table has none (engine config shoe = false): the camera's cards are the deal, no prompt.
+            if is_shoe:
+                self.shoe_active = False
+            elif device.startswith(("cam", "vision")):
+                self.camera_active = False
         elif status == "online":
             if is_shoe:
                 self.shoe_active = True

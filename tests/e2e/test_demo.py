@@ -132,3 +132,18 @@ def test_manual_table_every_card_keyed_on_the_console_picker() -> None:
     assert result["inputs"]["cards_drawn"] == 0 and result["inputs"]["cards_keyed"] >= 2 * 3 * 3
     assert result["camera"] is None and result["bridge"].startswith("none")
     assert result["console"]["taps"] > result["inputs"]["cards_keyed"] and result["console"]["taps_swallowed_by_guard"] == 0
+
+
+@pytest.mark.skipif(not __import__("vision.deckart", fromlist=["AISLERIOT_DIR"]).AISLERIOT_DIR.is_dir(),
+                    reason="Debian's gnome-cards-data (the camera's card art) is not installed")
+def test_camera_only_table_the_camera_deals_and_the_hole_cards_are_keyed_when_shown() -> None:
+    """No shoe (issue 21, 12): the simulated dealer lays each card on the felt from a deck in hand;
+    the production vision pipeline reads it and the engine takes it as the deal in the deal's
+    order; down cards stay unknown ("??" in the hand log) until the player shows them, keyed on
+    the picker.  Seed 5 deals a seat the same door card two hands running, which the stale-picture
+    filter used to skip (the table then hung on that card)."""
+    result = run_demo(DemoOptions(hands=3, seed=5, players=7, no_shoe=True))
+    assert_table_ok(result, 3, players=7)
+    assert result["inputs"]["cards_drawn"] == 0 and result["inputs"]["cards_laid"] >= 3 * 7 * 3
+    assert result["inputs"]["shows"] >= 1 and result["bridge"].startswith("none (a camera-only")
+    assert result["camera"]["hands_checked"] == 3

@@ -19,7 +19,7 @@ from engine.events import (
     UpCardCorrected,
     event_from_json,
 )
-from engine.floor import FloorError, FloorOutputs
+from engine.floor import Floor, FloorError, FloorOutputs
 from engine.hand import TRANSITIONS, Hand, IllegalAction, Phase, Street
 from engine.inputs import Ruling
 from engine.scenario import ScenarioError, build_floor, load, step_inputs
@@ -246,3 +246,55 @@ def test_a_refused_common_card_ruling_keeps_its_prompt_where_it_was() -> None:
         floor.handle({"kind": "ruling", "prompt": prompt.id, "option": "common"})
     assert floor.state() == before and list(floor.prompts) == [prompt.id, "p2"]
     assert refused.value.rule == "stud.out-of-cards"
+
+
+def _camera_only_floor() -> Floor:
+    from engine.scenario import build_floor
+
+    floor, _ = build_floor({"variant": "F7S", "ante": 1, "bring_in": 2, "small_bet": 5, "big_bet": 10,
+                            "seats": [{"seat": 1, "stack": 200}, {"seat": 2, "stack": 200}, {"seat": 3, "stack": 200}]})
+    out = floor.handle({"kind": "source", "device": "shoe", "status": "absent"})
+    assert not out.opened and not floor.shoe_active  # a table without a shoe: no "offline" prompt
+    return floor
+
+
+def test_a_camera_only_table_takes_several_cards_of_one_view_in_the_deals_order() -> None:
+    """The dealer is quicker than the camera's still frames: one view may show a whole street.
+    The cards are taken as dealt (two rounds down, then the door cards, from the dealer's left)."""
+    floor = _camera_only_floor()
+    hand = floor.table.hand
+    floor.handle({"kind": "camera", "seats": {"1": {"up": [], "down": 1}}})
+    assert [len(s.cards) for s in hand.seats] == [1, 0, 0]
+    floor.handle({"kind": "camera", "seats": {"1": {"up": ["2c"], "down": 2}, "2": {"up": ["9d"], "down": 2},
+                                              "3": {"up": ["Kh"], "down": 2}}})
+    assert hand.phase.value == "betting"
+    assert [[(str(c), up) for c, up in s.cards] for s in hand.seats] == [
+        [("??", False), ("??", False), ("2c", True)], [("??", False), ("??", False), ("9d", True)],
+        [("??", False), ("??", False), ("Kh", True)]]
+    assert [type(e).__name__ for e in hand.events].count("CardDealt") == 9
+
+
+def test_a_camera_only_table_deals_a_seat_the_same_card_as_last_hand_once_the_seat_was_cleared() -> None:
+    floor = _camera_only_floor()
+    first = {"1": {"up": ["2c"], "down": 2}, "2": {"up": ["9d"], "down": 2}, "3": {"up": ["Kh"], "down": 2}}
+    floor.handle({"kind": "camera", "seats": first})
+    hand = floor.table.hand
+    for _ in range(2):  # the 2c brings it in; the others fold
+        opts = hand.options()
+        o = opts.find("fold") or opts.find("bring_in")
+        floor.handle({"kind": "action", "seat": opts.seat, "action": o.action, "amount": o.amount})
+    while not hand.is_over:
+        opts = hand.options()
+        o = opts.find("fold") or opts.find("check")
+        floor.handle({"kind": "action", "seat": opts.seat, "action": o.action, "amount": o.amount})
+    floor.handle({"kind": "table", "op": "start_hand"})
+    hand = floor.table.hand
+    assert hand.hand_id == 2
+    # The camera still shows the last hand: not dealt again.
+    floor.handle({"kind": "camera", "seats": first})
+    assert sum(len(s.cards) for s in hand.seats) == 0
+    # The felt is cleared (the view lists no seat), then seat 1 gets the 2c again as its door card.
+    floor.handle({"kind": "camera", "seats": {}})
+    floor.handle({"kind": "camera", "seats": {"1": {"up": ["2c"], "down": 2}, "2": {"up": ["Qs"], "down": 2},
+                                              "3": {"up": ["4d"], "down": 2}}})
+    assert [str(c) for c, up in hand.seat(1).cards if up] == ["2c"] and hand.phase.value == "betting"
