@@ -5,10 +5,8 @@ from __future__ import annotations
 
 import time
 from collections.abc import Mapping
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
-if TYPE_CHECKING:
-    pass
 from dealer_console.demo.options import (
     ENGINE_DEVICE,
     SHOE_DEVICE,

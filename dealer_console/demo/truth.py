@@ -4,11 +4,12 @@
 from __future__ import annotations
 
 import time
-from typing import TYPE_CHECKING
 
-if TYPE_CHECKING:
-    pass
 from dealer_console.demo.table_parts import TableParts
+
+#: Frames the camera service reads after the hand's last card before its view is compared with the
+#: felt: the tracker's stable frames (3) several times over, so one misread frame does not decide.
+FRAMES_TO_SETTLE = 24
 
 
 class TruthCheck(TableParts):
@@ -93,10 +94,17 @@ class TruthCheck(TableParts):
         if camera is None or camera.stalled:
             return
         truth = camera.table_camera.truth()
-        deadline = time.monotonic() + 8.0  # the (niced) camera process may be slow on a busy machine
+        # Driven by the camera's frames, not the clock: the view has caught up once the service has
+        # read FRAMES_TO_SETTLE frames of the felt as it lies now (a still view needs stable_frames
+        # of them); the (niced) camera process may read them slowly on a busy machine, so the clock
+        # only bounds a camera that stopped altogether.
+        start = int(camera.stats()["frames"])
+        deadline = time.monotonic() + 90.0
         view = camera.view()
-        while view != truth and time.monotonic() < deadline and not self.watch.stopping.is_set():
-            self.watch.stopping.wait(0.1)
+        while view != truth and not self.watch.stopping.is_set():
+            if int(camera.stats()["frames"]) - start >= FRAMES_TO_SETTLE or time.monotonic() > deadline:
+                break
+            self.watch.stopping.wait(0.05)
             view = camera.view()
         up_total = sum(len(t["up"]) for t in truth.values())
         up_read = sum(1 for n, t in truth.items() for i, c in enumerate(t["up"])
