@@ -157,10 +157,13 @@ class EngineConfig:
             config_dir = str(base / config_dir)
         engine = dict(data.get("engine", {}))
         floor_pin = engine.get("floor_pin")
+        if engine.get("floor_pin_file"):
+            floor_pin = read_floor_pin(engine["floor_pin_file"], base, file)
         if floor_pin in (None, ""):
             floor_pin = None
         elif not isinstance(floor_pin, str | int) or not re.fullmatch(r"[0-9]{4,12}", str(floor_pin)):
-            raise ConfigFileError(file, "engine.floor_pin", "the floor PIN must be 4 to 12 digits",
+            where = "engine.floor_pin_file" if engine.get("floor_pin_file") else "engine.floor_pin"
+            raise ConfigFileError(file, where, "the floor PIN must be 4 to 12 digits",
                                   'write it as a quoted string, e.g. floor_pin = "4821"')
         return cls(
             table=table,
@@ -196,6 +199,27 @@ def _hold(value: Any, file: Path | None) -> float:
         raise ConfigFileError(file, "engine.hold_s", f"must be seconds from 0 to 3600, got {value!r}",
                               "hold_s = 10")
     return float(value)
+
+
+def read_floor_pin(value: object, base: Path | None, file: Path | None) -> str:
+    """The floor PIN from its own file (``engine.floor_pin_file``), which only the engine's account
+    may read: the table file is readable by every service on the machine, the console's too."""
+    from engine.configfile import ConfigFileError
+
+    key = "engine.floor_pin_file"
+    path = Path(str(value))
+    if base is not None and not path.is_absolute():
+        path = base / path
+    try:
+        mode = path.stat().st_mode
+        text = path.read_text("utf-8").strip()
+    except OSError as exc:
+        raise ConfigFileError(file, key, f"cannot read {path} ({exc.strerror})",
+                              "write the PIN (4 to 12 digits) into it, readable by the engine's account only") from None
+    if mode & 0o077:
+        raise ConfigFileError(file, key, f"{path} may be read by other accounts (mode {mode & 0o777:o})",
+                              f"chmod 600 {path} (the console's account must not read the floor PIN)")
+    return text
 
 
 # ----------------------------------------------------------------------------- pure core

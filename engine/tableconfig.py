@@ -124,6 +124,7 @@ class TableConfig:
     auto_start: bool = False  # the result holds until the dealer taps Next hand (issue 21, 5)
     hold_s: float = 0.0  # with auto_start: seconds the result stays on the screens first
     floor_pin: str = field(default="", repr=False)  # issue 21, 4: the floor's authority for older undos
+    floor_pin_file: str = ""  # the same in a file only the engine's account reads (preferred)
     recorder_device: str = "recorder-1"
     user: str = "studtable"
     #: the engine's own account: only it may open the event store, which holds every live card
@@ -146,7 +147,8 @@ class TableConfig:
             "seats": [dict(s) for s in self.seats], "store": {"url": self.store},
             "broker": {"host": self.broker_host, "port": self.broker_port, "config_dir": self.credentials},
             "engine": {"device": self.engine_device, "auto_start": self.auto_start, "hold_s": self.hold_s,
-                       "floor_pin": self.floor_pin, "shoe": self.shoe is not None},
+                       "floor_pin": self.floor_pin, "floor_pin_file": self.floor_pin_file,
+                       "shoe": self.shoe is not None},
         }
 
     def bridge_part(self) -> dict[str, Any]:
@@ -440,12 +442,14 @@ def from_dict(data: Mapping[str, Any], path: Path) -> TableConfig:
             ))
 
     engine_r = top.section("engine")
-    engine_device, auto_start, hold_s, floor_pin = "engine", False, 0.0, ""
+    engine_device, auto_start, hold_s, floor_pin, floor_pin_file = "engine", False, 0.0, "", ""
     if engine_r is not None:
-        engine_r.unknown({"device", "auto_start", "hold_s", "floor_pin"})
+        engine_r.unknown({"device", "auto_start", "hold_s", "floor_pin", "floor_pin_file"})
         engine_device, auto_start = _device(engine_r, "device", "engine"), engine_r.flag("auto_start", False)
         hold_s = float(engine_r.whole("hold_s", 0, lo=0, hi=3600))
         floor_pin = engine_r.text("floor_pin", example="4821") if "floor_pin" in engine_r.data else ""
+        if "floor_pin_file" in engine_r.data:
+            floor_pin_file = str(_relative(path, engine_r.text("floor_pin_file", example="/etc/studtable/floor_pin")))
     recorder_r = top.section("recorder")
     recorder_device = "recorder-1"
     if recorder_r is not None:
@@ -474,7 +478,7 @@ def from_dict(data: Mapping[str, Any], path: Path) -> TableConfig:
         path=path, table=table, seat_count=seat_count, game=game, seats=tuple(seats), broker_host=host,
         broker_port=port, credentials=credentials, store=url, shoe=shoe, cameras=tuple(cameras),
         screens=tuple(screens), engine_device=engine_device, auto_start=auto_start, hold_s=hold_s,
-        floor_pin=floor_pin,
+        floor_pin=floor_pin, floor_pin_file=floor_pin_file,
         recorder_device=recorder_device, user=user, engine_user=engine_user, state_dir=state_dir, raw=dict(data),
     )
 

@@ -258,3 +258,25 @@ def test_five_wrong_pins_lock_the_pin_until_the_next_hand_and_a_restart_counts_t
     assert "too many wrong floor PINs" in service.core.last_error["reason"]  # type: ignore[index]
     assert [p.get("floor") for _, p in _stored(tmp_path / "engine.db", "correction")] == ["wrong"] * 5 + ["locked"] * 2
     service.stop()
+
+
+def test_the_floor_pin_file_must_be_the_engine_s_alone(tmp_path: Path) -> None:
+    from engine.configfile import ConfigFileError
+    from engine.tableconfig import load
+
+    pin_file = tmp_path / "floor_pin"
+    pin_file.write_text("4821\n")
+    pin_file.chmod(0o644)
+    data = {"table": TABLE, "game": STUD, "store": {"url": str(tmp_path / "e.db")},
+            "engine": {"floor_pin_file": "floor_pin"}}
+    with pytest.raises(ConfigFileError) as refused:
+        EngineConfig.from_dict(data, base=tmp_path)
+    assert refused.value.key == "engine.floor_pin_file" and "chmod 600" in str(refused.value)
+    pin_file.chmod(0o600)
+    assert EngineConfig.from_dict(data, base=tmp_path).floor_pin == "4821"
+    # From the table file, as a deployed engine reads it.
+    table = tmp_path / "table.toml"
+    table.write_text('table = "t1"\n[game]\nvariant = "F7S"\nante = 1\nbring_in = 2\nsmall_bet = 5\nbig_bet = 10\n'
+                     '[broker]\nhost = "127.0.0.1"\nport = 1883\ncredentials = "creds"\n[store]\nurl = "x.db"\n'
+                     '[engine]\nfloor_pin_file = "floor_pin"\n')
+    assert EngineConfig.from_dict(load(table).engine_part()).floor_pin == "4821"
