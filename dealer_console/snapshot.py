@@ -19,9 +19,14 @@ card.
 
 from __future__ import annotations
 
+import dataclasses
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import Any
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from engine.publicstate import PublicState
+    from engine.publicstate import SeatView as PublicSeat
 
 #: keyboard letter per action kind; the first option of a kind gets the letter.
 SHORTCUT_LETTERS: Mapping[str, str] = {
@@ -303,7 +308,64 @@ def read_prompts(raw: Any) -> tuple[PromptView, ...]:
 
 
 def read_state(state: Mapping[str, Any]) -> TableSnapshot:
-    """Read one ``public/state`` object; unknown or missing fields fall back to defaults."""
+    """Read one ``public/state`` object.  A state of the contract (every state the engine sends:
+    ``engine.wire`` has checked it with ``PublicState.from_json``) is read through the typed tree;
+    anything else (a history step's trimmed picture, an older engine's state) loosely, unknown
+    or missing fields falling back to defaults, so that a screen never crashes on it."""
+    from engine.publicstate import PublicState, StateError
+
+    try:
+        typed = PublicState.from_json(dict(state))
+    except (StateError, TypeError, ValueError):
+        return read_loose_state(state)
+    return from_public_state(typed)
+
+
+def from_public_state(state: PublicState) -> TableSnapshot:
+    """The snapshot of a typed ``public/state`` (engine.publicstate): what the widgets draw."""
+    game = state.game
+    service = state.service
+    seats = tuple(_typed_seat(s) for s in state.seats)
+    return TableSnapshot(
+        table=state.table,
+        hand_id=state.hand_id,
+        phase=state.phase,
+        game_name=game.name if game else "",
+        variant=game.variant if game else "",
+        stakes=(f"{game.small_bet}-{game.big_bet} · ante {game.ante} · bring-in {game.bring_in}" if game else ""),
+        limits=f"{game.small_bet}/{game.big_bet}" if game else "",
+        rules=game.rules if game else "",
+        street=state.street or None,
+        bet_size=state.bet_size,
+        seat_count=max([state.seat_count] + [s.seat for s in seats] + [2]),
+        seats=seats,
+        pot=state.pot,
+        to_act=state.to_act,
+        to_call=state.to_call,
+        options=options_with_shortcuts([dataclasses.asdict(o) for o in state.options]),
+        announcements=tuple(Announcement(a.kind, a.text, tuple(a.seats)) for a in state.announcements),
+        awards=tuple(Award(a.pot, a.amount, a.seat, a.share, a.hand) for a in state.awards),
+        prompts=None if service is None or service.prompts is None else tuple(
+            PromptView(p.id, p.rule, tuple(p.seats), p.text, tuple(PromptOption(o.id, o.label) for o in p.options),
+                       p.clause or p.rule)
+            for p in service.prompts),
+        devices={} if service is None or service.devices is None else {
+            name: dataclasses.asdict(d) for name, d in service.devices.items()},
+    )
+
+
+def _typed_seat(s: PublicSeat) -> SeatView:
+    shown = set(s.shown)
+    # A down card has an identity only once its seat has shown it (the second line of secrecy).
+    cards = tuple(CardView(c.card if c.card != "??" else None, True) if c.up
+                  else CardView(c.card if c.card in shown else None, False) for c in s.cards)
+    status = "sitting_out" if s.sitting_out and s.status == "waiting" else s.status
+    return SeatView(seat=s.seat, name=s.name, stack=s.stack, status=status, bet=s.bet, cards=cards,
+                    in_hand=s.in_hand, shown=bool(shown), last_action=s.last_action)
+
+
+def read_loose_state(state: Mapping[str, Any]) -> TableSnapshot:
+    """Read a state that is not of the contract; unknown or missing fields fall back to defaults."""
     game = state.get("game") if isinstance(state.get("game"), Mapping) else {}
     assert isinstance(game, Mapping)
     stakes = limits = ""

@@ -126,3 +126,22 @@ def test_history_replay_pot_at_each_step(recorded: list[dict[str, Any]]) -> None
     assert steps[-1].kind == "result" and steps[-1].pot == 133  # the result: what was awarded
     complete = next(s for s in steps if s.text == "Seat 3 (Chen) completes to 5")
     assert complete.pot == 13 and complete.street == "third street"
+
+
+def test_every_state_of_the_contract_is_read_through_the_typed_tree_and_reads_the_same(
+        recorded: list[dict[str, Any]]) -> None:
+    """Issue 18, 3: the console's snapshot is built from engine.publicstate.PublicState; the loose
+    reader is kept only for states outside the contract (a trimmed history picture), and both
+    read every recorded state of a scripted hand alike."""
+    from dealer_console.snapshot import from_public_state, read_loose_state
+    from engine.publicstate import PublicState
+
+    assert recorded
+    for r in recorded:
+        typed = PublicState.from_json(r["state"])  # every recorded state is of the contract
+        assert read_state(r["state"]) == from_public_state(typed) == read_loose_state(r["state"]), r["label"]
+    # A down card its seat has not shown is never named, even in a (wrongly built) typed state.
+    state = copy.deepcopy(next(r["state"] for r in recorded if r["state"]["seats"] and r["state"]["seats"][0]["cards"]))
+    state["seats"][0]["cards"][0] = {"card": "As", "up": False}
+    snap = from_public_state(PublicState.from_json(state))
+    assert snap.seats[0].cards[0].code is None
