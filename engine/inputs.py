@@ -48,7 +48,8 @@ SHOE_STATUSES = ("ok", "unknown_tag", "foreign_deck", "duplicate")
 # gap: messages skipped; restart: a device restarted and may have lost some; forged: a message
 # claimed a source that may not send on its channel; store: the event store cannot write.
 #: ``absent``: the table has no such device at all (a table without a shoe): no prompt.
-SOURCE_STATUSES = ("online", "offline", "gap", "restart", "forged", "store", "lost", "absent")
+#: ``config``: the engine's config says what the table's log no longer is (``problem`` says what).
+SOURCE_STATUSES = ("online", "offline", "gap", "restart", "forged", "store", "lost", "absent", "config")
 
 
 class InputError(ValueError):

@@ -673,6 +673,20 @@ RULES: Final[tuple[Rule, ...]] = (
         "A player who changes seats keeps the same stack, short or not: it is not a buy-in. A player back in "
         "the same game brings back the amount taken out when leaving.",
     ),
+    Rule(
+        "table.config-seats",
+        "002 3.1 (seats are taken at the table)",
+        "The table file's seats were not applied",
+        "detected",
+        "the engine starts again with hands in its store, and the seats in its config differ from those it "
+        "seated at the table's first start",
+        "The table file's seats changed since the table first started ({problem}); they were not applied: "
+        "the seats and stacks are the table's own, from its log. Seat players, add chips or take them off "
+        "on the console's Seats page.",
+        (CONFIRM,),
+        blocks=(),
+        changes_hand=False,
+    ),
 )
 
 BY_ID: Final[dict[str, Rule]] = {r.id: r for r in RULES}

@@ -418,6 +418,22 @@ class EngineCore:
 PHH_EVENTS = handlog.PHH_EVENTS
 
 
+def seats_changed(first: list[tuple[Any, Any, Any]], config: list[dict[str, Any]]) -> str:
+    """What differs between the seats a table first started with and its config's now, in words
+    ("" if nothing): "seat 3 Cy 300 added; seat 2 Bob 200 -> 500"."""
+    was = {seat: (name, amount) for seat, name, amount in first}
+    now = {s["seat"]: (s["name"], s["stack"]) for s in config}
+    parts: list[str] = []
+    for seat in sorted(set(was) | set(now), key=lambda x: int(x) if isinstance(x, int) else 0):
+        if seat not in was:
+            parts.append(f"seat {seat} {now[seat][0]} {now[seat][1]} added")
+        elif seat not in now:
+            parts.append(f"seat {seat} {was[seat][0]} removed")
+        elif was[seat] != now[seat]:
+            parts.append(f"seat {seat} {was[seat][0]} {was[seat][1]} -> {now[seat][0]} {now[seat][1]}")
+    return "; ".join(parts)[:480]
+
+
 def utc_now() -> str:
     """The time an input is stored, as the hand log shows it (UTC, to the second)."""
     return time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime())
@@ -512,11 +528,19 @@ class EngineService:
         the two) is kept now, and the next hand starts if it would have."""
         count = 0
         config_game: Any = None  # the config's game as last stored
+        first_seats: list[tuple[Any, Any, Any]] | None = None  # the seats the config gave the first start
+        seats_reported = ""  # the last config-seats report stored
         heads = self.store.heads()
         for ev in self.store.events():
             self._applied = ev.offset
             if ev.source == ENGINE_SOURCE and ev.payload.get("kind") == "table" and ev.payload.get("op") == "game":
                 config_game = ev.payload.get("game")
+            if ev.source == ENGINE_SOURCE and ev.session == 1 and ev.payload.get("kind") == "table" \
+                    and ev.payload.get("op") == "seat":
+                first_seats = (first_seats or []) + [
+                    (ev.payload.get("seat"), ev.payload.get("name"), ev.payload.get("amount"))]
+            if ev.source == ENGINE_SOURCE and ev.payload.get("kind") == "source" and ev.payload.get("status") == "config":
+                seats_reported = str(ev.payload.get("problem", ""))
             if ev.source != ENGINE_SOURCE:
                 mark = (legacy_key(ev.source), ev.session)
                 self._session_heads[mark] = max(self._session_heads.get(mark, 0), ev.seq)
@@ -543,6 +567,14 @@ class EngineService:
             log.warning("the config's game is not the one stored: %s %s/%s from the next hand",
                         self.config.game.variant.long_name, self.config.game.small_bet, self.config.game.big_bet)
             self._accept_own(self.core.game_input())
+        if count and first_seats is not None:
+            change = seats_changed(first_seats, self.config.seats)
+            if change and change != seats_reported:
+                # RRoP 3.1: seats are taken at the table.  The file's new seats are not applied (the
+                # table's seats and stacks are its log's); the dealer is told, once per change.
+                log.warning("the config's seats changed since the table's first start (%s): not applied", change)
+                self._accept_own({"kind": "source", "device": self.config.device, "status": "config",
+                                  "problem": change})
         kept = {h.hand_id for h in self.store.list_hands()}
         self._unrecorded = [h for h in self.core.finished if hand_id(h, self.config.table) not in kept]
         for h in self.core.finished:

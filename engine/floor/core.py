@@ -423,6 +423,8 @@ class Floor(ShoeMixin, CameraMixin, ReportsMixin, RulingsMixin, UndoMixin):
                 same.text = same.rule.ruling.format(device=device).replace(
                     "went offline", f"went offline ({times} times)", 1)
                 out.notes.append(f"{device} offline again: prompt {same.id} counts it ({times} times)")
+        elif status == "config":  # RRoP 3.1: seats are taken at the table; the file's are reported, not applied
+            self._open("table.config-seats", (), out, device=device, problem=inp.problem)
         elif status == "absent":
             # The table has none (engine config shoe = false): the camera's cards are the deal, no prompt.
             if is_shoe:
