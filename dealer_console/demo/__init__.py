@@ -68,7 +68,8 @@ as ``studtable engine`` and ``studtable bridge`` processes too.
 
 The package: ``options`` (DemoOptions, the names), ``stack`` (the parts and their life cycle),
 ``people`` (the simulated dealer and players, who act only through the console's widgets, by
-their accessible names: ``dealer_console.driver``), ``drills``, ``truth`` (the check), ``camera``
+their accessible names: ``dealer_console.driver``), ``drills``, ``shift`` (``DemoOptions(shift=True)``:
+seats taken and left, a refused buy-in and a game change between hands, on the console's pages), ``truth`` (the check), ``camera``
 (the simulated camera and the vision service reading it), ``run`` (headless and with windows).
 Nothing outside this package and its tests imports it: it is the composition root.
 """

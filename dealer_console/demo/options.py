@@ -51,6 +51,9 @@ class DemoOptions:
     #: up cards and counts the down cards, which stay unknown until the player shows them
     no_shoe: bool = False
     floor_pin: str | None = None  # the engine's floor PIN (issue 21, 4: an undo older than the last entry)
+    #: a dealer's shift (demo/shift.py): between hands the dealer seats and unseats players, is refused
+    #: a short buy-in and changes the game once, all on the console's seating and game pages
+    shift: bool = False
 
     def check(self) -> None:
         if self.variant not in VARIANTS:
@@ -89,5 +92,15 @@ class DemoOptions:
                 raise DemoError("a manual table (--manual) seats 2 to 7 players")
             self.camera = False
             self.processes = self.bridge_process = False
+        if self.shift:
+            if self.camera:
+                raise DemoError("a shift seats players the simulated camera's felt has no place for: "
+                                "run it without the camera (camera=False, --no-camera) or on a manual table")
+            if self.drill is not None:
+                raise DemoError("a shift runs no drill")
+            if self.players > 6:
+                raise DemoError("a shift starts with 2 to 6 players (two newcomers sit down during it)")
+            if self.hands < 2:
+                raise DemoError("a shift is at least 2 hands (its seat changes are between hands)")
 
 

@@ -17,6 +17,7 @@ from dealer_console.demo.options import (
     DemoError,
     DemoOptions,
 )
+from dealer_console.demo.shift import Shift
 from dealer_console.demo.stack import TableStack, signature
 from dealer_console.demo.truth import TruthCheck
 from dealer_console.driver import DriverError, ThreadedDriver
@@ -36,6 +37,10 @@ class HandTruth:
     shown: dict[int, list[str]] = field(default_factory=dict)
     #: a camera-only table: the down cards as dealt (``cards`` has them as "??", as the engine must)
     hole: dict[int, list[str]] = field(default_factory=dict)
+    #: the game the dealer knows this hand is played under (a change between hands plays from the next)
+    game: str = ""
+    #: a shift: who the dealer knows is dealt in, with what (the ledger), ``{seat: (name, stack)}``
+    seats: dict[int, tuple[str, int]] | None = None
 
     def down_cards(self, seat: int) -> list[str]:
         if seat in self.hole:
@@ -78,7 +83,7 @@ class Narrator:
                 self.say(f"    dealer: {a.get('text')}")
 
 
-class SimulatedTable(Drills, TruthCheck):
+class SimulatedTable(Drills, Shift, TruthCheck):
     """The dealer and the players: they see only the console's view and act on it."""
 
     def __init__(self, stack: TableStack, opts: DemoOptions, narrate: TextIO | None = None) -> None:
@@ -103,11 +108,13 @@ class SimulatedTable(Drills, TruthCheck):
         self.verified: list[str] = []
         self.hand_events = 0
         self.chips: dict[str, int] = {}
+        self.hand_games: dict[str, str] = {}
         self.camera_checks: list[dict[str, Any]] = []
         self.camera_stalled_until: int | None = None  # camera-stall drill: the street it comes back on
         self.hand_decks: dict[int, list[str]] = {}  # a manual table: the deck in the dealer's hand
         #: the dealer's hands on the console's touch screen (``run`` attaches the window's driver)
         self.console: ThreadedDriver | None = None
+        self._shift_init()
 
     # -- plumbing ---------------------------------------------------------------------
     def _pause(self, factor: float = 1.0) -> None:
@@ -209,6 +216,9 @@ class SimulatedTable(Drills, TruthCheck):
             if self.watch.stopping.is_set():
                 break
             self.play_hand(k)
+        if self.opts.shift and not self.watch.stopping.is_set():
+            # The chips on the table once the shift is over, as the engine shows them.
+            self.chips["table_end"] = sum(int(s["stack"]) for s in self.watch.current()["seats"] if s.get("name"))
 
     def play_hand(self, k: int) -> None:
         w = self.watch
@@ -226,6 +236,7 @@ class SimulatedTable(Drills, TruthCheck):
                 self._rule(state)
             elif state.get("phase") in ("idle", "complete"):
                 # The result stays on both screens until the dealer taps Next hand.
+                self._between_hands(len(self.truths))  # a shift: seats and the game change here
                 self._pause()
                 sig, err = w.sig, state.get("last_error")
                 self._press("hand.next", sig)
@@ -234,7 +245,8 @@ class SimulatedTable(Drills, TruthCheck):
                 w.wait(started, self.opts.step_timeout, "the next hand to start")
         state = w.current()
         hand_id = int(state["hand_id"])
-        self.truths[hand_id] = HandTruth(hand_id)
+        self.truths[hand_id] = HandTruth(hand_id, game=self.game, seats={
+            n: (name, stack) for n, (name, stack) in sorted(self.ledger.items()) if stack > 0} if self.opts.shift else None)
         if self.stack.sim is not None:
             self.stack.sim.load()  # the dealer loads a freshly shuffled deck into the shoe
         if self.stack.camera is not None:

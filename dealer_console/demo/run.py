@@ -69,9 +69,19 @@ def summary(table: SimulatedTable, stack: TableStack, opts: DemoOptions, elapsed
         else "process" if opts.bridge_process else "thread",
         "camera": camera_summary(table, stack),
         "console": console_summary(table),
+        **({"shift": shift_summary(table)} if opts.shift else {}),
         "elapsed_s": round(elapsed, 2),
         "failures": failures,
     }
+
+
+def shift_summary(table: SimulatedTable) -> dict[str, Any]:
+    """What the dealer did between hands (every step through the console) and the games played."""
+    games: dict[str, int] = {}
+    for variant in table.hand_games.values():
+        games[variant] = games.get(variant, 0) + 1
+    return {"steps": list(table.shift_log), "games": games, "hand_games": dict(table.hand_games),
+            "seated_at_end": {str(n): list(v) for n, v in sorted(table.ledger.items())}}
 
 
 def console_summary(table: SimulatedTable) -> dict[str, Any]:

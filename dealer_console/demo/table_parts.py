@@ -36,6 +36,9 @@ class TableParts:
     camera_checks: list[dict[str, Any]]
     camera_stalled_until: int | None
     console: ThreadedDriver | None
+    ledger: dict[int, tuple[str, int]]  # a shift: who sits where with what, between hands
+    game: str  # the game the next hand is played under
+    hand_games: dict[str, str]  # each verified hand's game, from its own record
     if TYPE_CHECKING:
         def _draw(self, state: Mapping[str, Any], slot: Mapping[str, Any] | None, wait: bool = True,
                   kind: str | None = None, lay: Callable[[Any, int, str], None] | None = None) -> str: ...
@@ -43,5 +46,7 @@ class TableParts:
         def _rule(self, state: Mapping[str, Any], expected: bool = False) -> None: ...
 
         def _await_change(self, sig: str, error: Any, what: str, timeout: float | None = None) -> dict[str, Any]: ...
+
+        def _press(self, name: str, sig: str | None = None, *, sends: bool = True) -> None: ...
 
         def _press_action(self, seat: int, option: Mapping[str, Any], *, wait: bool = True) -> None: ...

@@ -46,12 +46,27 @@ class TruthCheck(TableParts):
             problems.append("the recorded hand is not complete")
         start = events[0]
         assert isinstance(start, HandStarted)
+        # The game this hand was played under is the hand's own (its hand_started config): a change
+        # between hands plays from the next hand, and the dealer knows which game that is.
+        played = start.config.variant.value
+        self.hand_games[key] = played
+        if truth.game and played != truth.game:
+            problems.append(f"played as {played}, but the dealer changed the game to {truth.game} before it")
+        if record.get("variant") not in (None, played):
+            problems.append(f"the record says {record.get('variant')}, its hand_started {played}")
+        dealt = {e.seat: (e.name, e.stack) for e in start.seats}
+        if truth.seats is not None and dealt != truth.seats:
+            problems.append(f"dealt in {dealt}, but the seats taken and left and the hands before say {truth.seats}")
         before = sum(s.stack for s in start.seats)
         after = sum(hand.finishing_stacks())
         if before != after:
             problems.append(f"chips not conserved: {before} at the start, {after} at the end")
         self.chips.setdefault("start", before)
         self.chips["end"] = after
+        if truth.seats is not None:
+            # The ledger carries each stack to the next hand (and to the seat's cash-out).
+            for s in hand.seats:
+                self.ledger[s.seat] = (s.name, s.stack)
         seen: list[tuple[str, int | None, bool | None, str]] = []
         actions: list[tuple[int, str, int | None]] = []
         shown: dict[int, list[str]] = {}
