@@ -1,6 +1,6 @@
-"""Cardroom conditions on held-out decks: a chip on a card, a hand over part of the felt.
+"""Cardroom conditions on held-out decks: a chip on a card, a hand over the felt, glare, blur, 720p, JPEG.
 
-    python bench/bench_vision_conditions.py [--decks a,b] [--scenes 5] [--seed 80000]
+    python bench/bench_vision_conditions.py [--decks a,b] [--scenes 5] [--seed 80000] [--only chip,glare]
 
 Each condition is painted onto a rendered table (the same scene with and without it) and
 measured on its own, over decks never tuned on (``bench_vision.HELD_OUT``); nothing here
@@ -10,11 +10,25 @@ is for tuning (only counts are printed, never a picture or a card's name).
   outer corner of the top up card of one seat's row, half on the card: it joins the row's blob.  Counted: the
   seat's *other* cards (untouched: they must read as without the chip) and whether the
   chipped card is still read.
+* **A chip protecting the down cards** (on the middle of one of the seat's) and **a stack
+  touching the row** (a chip 1 mm over the middle of its long side, where the index corners
+  are): the seat's cards, read as without it.
 * **A hand over the felt**: a skin-toned forearm and hand with a soft shadow, reaching from
   the rail over part of one seat's zone.  Counted: every card the hand does not touch, in
   every seat, read as without the hand (a card it covers may drop); and, through the
   tracker (3 stable frames), whether the published view of the table changes at all while
   the hand comes, stays and goes (it must not).
+* **Glare**: a lamp's specular band (``vision.conditions.paint_glare``: 30 mm across at half
+  height, washing the glossy cards 0.9 of the way to white at its middle, the matte felt a fifth
+  as much) across one up card of the seat, before the camera's noise and JPEG.
+* **Blur**: out of focus (Gaussian, sigma 2 px) and motion blur (a 9 px line at any angle),
+  before the camera's noise and JPEG.
+* **720p**: the same table seen by a 1280x720 camera (rendered at that size, calibrated from its
+  markers).
+* **JPEG**: the camera's stream at quality 70 and at 40 (instead of the 60-92 drawn).
+
+The whole-table conditions are scored like ``bench_vision.py`` (up cards read right, down cards
+found, false cards), against the same scenes without them.
 """
 
 from __future__ import annotations
@@ -25,7 +39,6 @@ for _var in ("OPENBLAS_NUM_THREADS", "OMP_NUM_THREADS", "MKL_NUM_THREADS"):
     os.environ.setdefault(_var, "1")
 
 import argparse  # noqa: E402
-import math  # noqa: E402
 import sys  # noqa: E402
 from pathlib import Path  # noqa: E402
 
@@ -37,71 +50,17 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 from bench_vision import HELD_OUT, deck_faces  # noqa: E402
 
-from vision.calibration import calibrate  # noqa: E402
-from vision.deck import enroll, read_face_dir  # noqa: E402
+from vision.calibration import CalibrationError, calibrate  # noqa: E402
+from vision.conditions import gaussian_blur, hand_polygon, motion_blur, paint_chip, paint_glare, paint_hand  # noqa: E402
+from vision.deck import DeckModel, enroll, read_face_dir  # noqa: E402
 from vision.detect import Detection, Detector  # noqa: E402
+from vision.evaluate import Score, score_scene  # noqa: E402
 from vision.scene import FaceSet, Scene, TruthCard, render_scene  # noqa: E402
 from vision.tracking import Tracker  # noqa: E402
-
-SKIN = (120, 160, 215)  # BGR, a light skin tone
 
 
 def _img(scene: Scene, pts_mm: np.ndarray) -> np.ndarray:
     return cv2.perspectiveTransform(np.asarray(pts_mm, np.float64).reshape(-1, 1, 2), scene.table_to_image).reshape(-1, 2)
-
-
-def _shadowed(img: np.ndarray, poly_px: np.ndarray, offset_px: float, strength: float) -> None:
-    mask = np.zeros(img.shape[:2], np.float32)
-    cv2.fillPoly(mask, [np.round(poly_px + offset_px).astype(np.int32)], 1.0)
-    mask = cv2.GaussianBlur(mask, (0, 0), max(1.0, offset_px))
-    img[:] = (img * (1 - strength * mask[:, :, None])).astype(np.uint8)
-
-
-def paint_chip(scene: Scene, centre_mm: np.ndarray, rng: np.random.Generator) -> np.ndarray:
-    """A chip on the felt at ``centre_mm``; returns the picture and leaves the scene alone."""
-    img = scene.image.copy()
-    t = np.linspace(0, 2 * math.pi, 48, endpoint=False)
-    ring = np.stack([np.cos(t), np.sin(t)], axis=1)
-    disc = _img(scene, centre_mm + 19.0 * ring)
-    scale = float(np.linalg.norm(disc[0] - disc[24]) / 38.0)
-    _shadowed(img, disc, 2.0 * scale, 0.45)
-    colour = tuple(int(v) for v in rng.choice([(30, 30, 190), (170, 60, 30), (25, 25, 25), (40, 140, 40)]))
-    cv2.fillPoly(img, [np.round(disc).astype(np.int32)], colour, cv2.LINE_AA)
-    for k in range(8):  # the edge spots
-        a0, a1 = k * math.pi / 4, k * math.pi / 4 + math.pi / 10
-        arc = np.stack([np.cos(np.linspace(a0, a1, 6)), np.sin(np.linspace(a0, a1, 6))], axis=1)
-        spot = np.concatenate([centre_mm + 19.0 * arc, centre_mm + 14.0 * arc[::-1]])
-        cv2.fillPoly(img, [np.round(_img(scene, spot)).astype(np.int32)], (235, 235, 235), cv2.LINE_AA)
-    inner = _img(scene, centre_mm + 11.0 * ring)
-    cv2.polylines(img, [np.round(inner).astype(np.int32)], True, (230, 230, 230), max(1, round(scale)), cv2.LINE_AA)
-    return img
-
-
-def hand_polygon(scene: Scene, seat: int, reach: float) -> np.ndarray:
-    """A forearm and hand (table mm) from the rail towards the table centre over ``seat``'s zone."""
-    s = scene.layout.seats[seat]
-    fwd, right = np.array(s.forward), np.array(s.right)
-    base = np.array(s.center) - fwd * 170.0 + right * 60.0  # at the rail, a little to the player's right
-    tip = base + fwd * (170.0 + reach)
-    half = 45.0
-    arm = [base - right * half, tip - right * half * 1.1, tip + fwd * 40 - right * 20, tip + fwd * 55,
-           tip + fwd * 40 + right * 25, tip + right * half * 1.1, base + right * half]
-    return np.array(arm)
-
-
-def paint_hand(scene: Scene, poly_mm: np.ndarray, rng: np.random.Generator) -> np.ndarray:
-    img = scene.image.copy()
-    px = _img(scene, poly_mm)
-    scale = float(np.linalg.norm(_img(scene, np.array([[0.0, 0.0], [10.0, 0.0]]))[1] - _img(scene, np.array([[0.0, 0.0]]))[0]) / 10)
-    _shadowed(img, px, 12.0 * scale, 0.5)
-    mask = np.zeros(img.shape[:2], np.uint8)
-    cv2.fillPoly(mask, [np.round(px).astype(np.int32)], 255, cv2.LINE_AA)
-    shade = np.clip(np.array(SKIN, np.float32) * rng.uniform(0.85, 1.1), 0, 255)
-    tex = 1 + 0.04 * rng.standard_normal(img.shape[:2]).astype(np.float32)
-    skin = np.clip(shade[None, None, :] * tex[:, :, None], 0, 255).astype(np.uint8)
-    alpha = (cv2.GaussianBlur(mask, (0, 0), 1.0).astype(np.float32) / 255)[:, :, None]
-    img[:] = (img * (1 - alpha) + skin * alpha).astype(np.uint8)
-    return img
 
 
 def _reading(scene: Scene, dets: list[Detection]) -> dict[int, tuple[bool, str | None]]:
@@ -133,16 +92,53 @@ def _touches(card: TruthCard, poly_px: np.ndarray) -> bool:
     return bool(inter > 1.0)
 
 
+WHOLE = ("glare", "gauss2", "motion9", "720p", "jpeg70", "jpeg40")
+LABELS = {"glare": "glare (specular band over one seat's up card)", "gauss2": "out of focus (Gaussian sigma 2 px)",
+          "motion9": "motion blur 9 px (any angle)", "720p": "1280x720 camera", "jpeg70": "JPEG quality 70",
+          "jpeg40": "JPEG quality 40"}
+
+
+def _whole_table(name: str, fs: FaceSet, model: DeckModel, seed: int, glare_mm: np.ndarray,
+                 rng: np.random.Generator) -> Score:
+    """One whole-table condition on the scene of ``seed``, scored against its truth."""
+    if name == "glare":
+        scene = render_scene(fs, seed, optics=lambda s: paint_glare(s, glare_mm, rng))
+    elif name == "gauss2":
+        scene = render_scene(fs, seed, optics=lambda s: gaussian_blur(s.image, 2.0))
+    elif name == "motion9":
+        angle = float(rng.uniform(0, 180))
+        scene = render_scene(fs, seed, optics=lambda s: motion_blur(s.image, 9.0, angle))
+    elif name == "720p":
+        scene = render_scene(fs, seed, size=(1280, 720))
+    else:
+        scene = render_scene(fs, seed, jpeg_quality=int(name[4:]))
+    try:
+        calib = calibrate(scene.image, scene.layout)
+    except CalibrationError:
+        return score_scene(scene, [])  # the markers are not found: nothing is read
+    return score_scene(scene, Detector(model, calib).detect(scene.image))
+
+
+def _line(sc: Score) -> str:
+    return (f"up {sc.up_correct}/{sc.up_total} ({100 * sc.up_accuracy:.2f} %), down {sc.down_found}/{sc.down_total}, "
+            f"false {sc.false_cards}")
+
+
 def main() -> int:
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--decks", default=",".join(HELD_OUT))
     ap.add_argument("--scenes", type=int, default=5)
     ap.add_argument("--seed", type=int, default=80000)
+    ap.add_argument("--only", default="", help=f"comma-separated conditions among chip, chip_down, chip_side, hand, {', '.join(WHOLE)} (default: all)")
     args = ap.parse_args()
+    only = {c for c in args.only.split(",") if c} or {"chip", "chip_down", "chip_side", "hand", *WHOLE}
     cv2.setNumThreads(1)
     totals = {k: 0 for k in ("chip_untouched", "chip_untouched_right", "chip_untouched_base", "chipped", "chipped_read",
                              "hand_untouched", "hand_untouched_same", "hand_covered", "hand_covered_same",
-                             "hand_passes", "hand_passes_unchanged")}
+                             "hand_passes", "hand_passes_unchanged", "chip_down", "chip_down_base", "chip_down_right",
+                             "chip_side", "chip_side_base", "chip_side_right")}
+    base_score = Score()
+    whole = {name: Score() for name in WHOLE}
     for deck in [d for d in args.decks.split(",") if d]:
         directory = deck_faces(deck)
         faces, back = read_face_dir(directory)
@@ -153,7 +149,9 @@ def main() -> int:
             rng = np.random.default_rng(seed)
             scene = render_scene(fs, seed)
             det = Detector(model, calibrate(scene.image, scene.layout))
-            base = _reading(scene, det.detect(scene.image))
+            base_dets = det.detect(scene.image)
+            base = _reading(scene, base_dets)
+            base_score.add(score_scene(scene, base_dets))
             rows = {c.seat for c in scene.cards if c.in_view and c.role == "up" and c.seat is not None}
             if not rows:
                 continue
@@ -163,48 +161,83 @@ def main() -> int:
             top_i, top = max(ups, key=lambda ic: ic[1].order)
             # on its outer corner, half on the card and half on the felt: the chip joins the row's blob
             centre_mm = calibrate(scene.image, scene.layout).to_table(top.corners[2][None])[0]
-            chipped = _reading(scene, det.detect(paint_chip(scene, centre_mm, rng)))
-            for i, c in enumerate(scene.cards):
-                if i in base and c.seat == seat and i != top_i:
-                    totals["chip_untouched"] += 1
-                    totals["chip_untouched_base"] += _right(c, base[i])
-                    totals["chip_untouched_right"] += _right(c, chipped[i])
-            totals["chipped"] += 1
-            totals["chipped_read"] += _right(top, chipped[top_i])
+            chip_img = paint_chip(scene, centre_mm, rng)
+            if "chip" in only:
+                chipped = _reading(scene, det.detect(chip_img))
+                for i, c in enumerate(scene.cards):
+                    if i in base and c.seat == seat and i != top_i:
+                        totals["chip_untouched"] += 1
+                        totals["chip_untouched_base"] += _right(c, base[i])
+                        totals["chip_untouched_right"] += _right(c, chipped[i])
+                totals["chipped"] += 1
+                totals["chipped_read"] += _right(top, chipped[top_i])
+            # -- a chip protecting the seat's down cards (on the middle of one), a stack touching the row's
+            # long side (its middle, 1 mm over the edge); their own generators (the rest is drawn as before)
+            downs = [c for c in scene.cards if c.in_view and c.role == "down" and c.seat == seat]
+            row = sorted((c for _i, c in ups), key=lambda c: c.order)
+            across = row[-1].table_corners[3] - row[-1].table_corners[0]
+            places = {"chip_down": downs[0].table_corners.mean(axis=0) if downs else None,
+                      "chip_side": (row[0].table_corners[0] + row[-1].table_corners[1]) / 2
+                      - across / np.linalg.norm(across) * 18.0}
+            for n, (name, at) in enumerate(places.items()):
+                if name in only and at is not None:
+                    seen = _reading(scene, det.detect(paint_chip(scene, at, np.random.default_rng([seed, 100 + n]))))
+                    for i, c in enumerate(scene.cards):
+                        if i in base and c.seat == seat:
+                            totals[name] += 1
+                            totals[name + "_base"] += _right(c, base[i])
+                            totals[name + "_right"] += _right(c, seen[i])
             # -- a hand over part of the seat's zone
             poly = hand_polygon(scene, seat, float(rng.uniform(40, 160)))
             hand_img = paint_hand(scene, poly, rng)
-            poly_px = _img(scene, poly)
-            handed = _reading(scene, Detector(model, calibrate(scene.image, scene.layout)).detect(hand_img))
-            for i, c in enumerate(scene.cards):
-                if i not in base:
-                    continue
-                same = handed[i] == base[i]
-                if _touches(c, poly_px):
-                    totals["hand_covered"] += 1
-                    totals["hand_covered_same"] += same
-                else:
-                    totals["hand_untouched"] += 1
-                    totals["hand_untouched_same"] += same
-            # through the tracker: still table, the hand for 8 frames, still again
-            tr_det = Detector(model, calibrate(scene.image, scene.layout), reuse=True)
-            tracker = Tracker(scene.layout, 3)
-            frames = [scene.image] * 8 + [hand_img] * 8 + [scene.image] * 8
-            views = []
-            for f, img in enumerate(frames):
-                obs = tracker.update(f, tr_det.detect(img), f / 12, tr_det.occluders)
-                views.append(obs.seats)
-            totals["hand_passes"] += 1
-            totals["hand_passes_unchanged"] += all(v == views[7] for v in views[7:])
+            if "hand" in only:
+                poly_px = _img(scene, poly)
+                handed = _reading(scene, Detector(model, calibrate(scene.image, scene.layout)).detect(hand_img))
+                for i, c in enumerate(scene.cards):
+                    if i not in base:
+                        continue
+                    same = handed[i] == base[i]
+                    if _touches(c, poly_px):
+                        totals["hand_covered"] += 1
+                        totals["hand_covered_same"] += same
+                    else:
+                        totals["hand_untouched"] += 1
+                        totals["hand_untouched_same"] += same
+                # through the tracker: still table, the hand for 8 frames, still again
+                tr_det = Detector(model, calibrate(scene.image, scene.layout), reuse=True)
+                tracker = Tracker(scene.layout, 3)
+                frames = [scene.image] * 8 + [hand_img] * 8 + [scene.image] * 8
+                views = []
+                for f, img in enumerate(frames):
+                    obs = tracker.update(f, tr_det.detect(img), f / 12, tr_det.occluders)
+                    views.append(obs.seats)
+                totals["hand_passes"] += 1
+                totals["hand_passes_unchanged"] += all(v == views[7] for v in views[7:])
+            # -- the whole-table conditions (each its own generator: adding one changes no other)
+            _glare_i, glare = ups[int(rng.integers(len(ups)))]
+            for n, name in enumerate(WHOLE):
+                if name in only:
+                    whole[name].add(_whole_table(name, fs, model, seed, glare.table_corners.mean(axis=0),
+                                                 np.random.default_rng([seed, n])))
         print(f"  {deck:20s} done", flush=True)
     t = totals
     print(f"load average: {os.getloadavg()[0]:.2f}")
-    print(f"chip on a card: untouched cards of that seat right {t['chip_untouched_right']}/{t['chip_untouched']} "
-          f"(without the chip {t['chip_untouched_base']}/{t['chip_untouched']}); the chipped card read "
-          f"{t['chipped_read']}/{t['chipped']}")
-    print(f"hand over the felt: cards it does not touch read as without it {t['hand_untouched_same']}/{t['hand_untouched']}; "
-          f"cards it touches unchanged {t['hand_covered_same']}/{t['hand_covered']}; "
-          f"published view unchanged while it passes {t['hand_passes_unchanged']}/{t['hand_passes']}")
+    print(f"without any condition: {_line(base_score)} in {base_score.scenes} scenes")
+    if "chip" in only:
+        print(f"chip on a card: untouched cards of that seat right {t['chip_untouched_right']}/{t['chip_untouched']} "
+              f"(without the chip {t['chip_untouched_base']}/{t['chip_untouched']}); the chipped card read "
+              f"{t['chipped_read']}/{t['chipped']}")
+    for name, what in (("chip_down", "a chip on a down card: the seat's cards"),
+                       ("chip_side", "a chip stack touching the row's long side: the seat's cards")):
+        if name in only:
+            print(f"{what} right {t[name + '_right']}/{t[name]} (without it {t[name + '_base']}/{t[name]})")
+    if "hand" in only:
+        print(f"hand over the felt: cards it does not touch read as without it {t['hand_untouched_same']}/{t['hand_untouched']}; "
+              f"cards it touches unchanged {t['hand_covered_same']}/{t['hand_covered']}; "
+              f"published view unchanged while it passes {t['hand_passes_unchanged']}/{t['hand_passes']}")
+    for name in WHOLE:
+        if name in only:
+            print(f"{LABELS[name]}: {_line(whole[name])}")
     return 0
 
 

@@ -26,6 +26,7 @@ Rendering is the test edge, not the core: the detector never imports it.
 from __future__ import annotations
 
 import math
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -277,12 +278,17 @@ def render_scene(
     conditions: bool = True,
     all_active: bool = False,
     markers: bool = True,
+    optics: Callable[[Scene], np.ndarray] | None = None,
+    jpeg_quality: int | None = None,
 ) -> Scene:
     """Render one table picture; every random choice comes from ``seed``.
 
     ``None`` arguments are drawn at random.  ``conditions=False`` gives a clean
     picture (no light gradient, blur, noise or JPEG) for debugging; ``markers=False`` leaves the
-    layout's ArUco markers off the felt (the same scene otherwise).
+    layout's ArUco markers off the felt (the same scene otherwise).  ``optics`` is given the table as
+    it lies, before the camera's light, blur, noise and JPEG, and returns the picture to go through
+    them (glare, motion blur: :mod:`vision.conditions`; it must not draw from the scene's generator);
+    ``jpeg_quality`` replaces the quality drawn (the same scene otherwise).
     """
     rng = np.random.default_rng(seed)
     n_seats = seats if seats is not None else int(rng.integers(2, 9))
@@ -434,8 +440,10 @@ def render_scene(
             _fill_poly(img, _project(hmat, disc), col)
             cv2.polylines(img, [np.round(_project(hmat, c + (disc - c) * 0.7)).astype(np.int32)], True, (235, 235, 235), max(1, int(scale_px * 3)))
 
+    if optics is not None:
+        img = optics(Scene(img, cards, hmat, layout, seed))
     if conditions:
-        img = _apply_conditions(rng, img)
+        img = _apply_conditions(rng, img, jpeg_quality)
 
     for c in cards:
         c.in_view = bool(np.all((c.corners >= 0) & (c.corners < [w, h])))
@@ -462,7 +470,7 @@ def _median_card_px(cards: list[TruthCard]) -> float:
     return float(np.median(ws)) if ws else 0.0
 
 
-def _apply_conditions(rng: np.random.Generator, img: np.ndarray) -> np.ndarray:
+def _apply_conditions(rng: np.random.Generator, img: np.ndarray, jpeg_quality: int | None = None) -> np.ndarray:
     """Uneven light, soft shadows, blur, sensor noise and JPEG compression."""
     h, w = img.shape[:2]
     yy, xx = np.mgrid[0:h:8, 0:w:8].astype(np.float32)
@@ -484,6 +492,7 @@ def _apply_conditions(rng: np.random.Generator, img: np.ndarray) -> np.ndarray:
     out += rng.normal(0, rng.uniform(1.5, 5.0), size=out.shape).astype(np.float32)
     out = np.clip(out, 0, 255).astype(np.uint8)
     q = int(rng.integers(60, 93))
+    q = q if jpeg_quality is None else jpeg_quality
     ok, buf = cv2.imencode(".jpg", out, [cv2.IMWRITE_JPEG_QUALITY, q])
     assert ok
     decoded = cv2.imdecode(buf, cv2.IMREAD_COLOR)

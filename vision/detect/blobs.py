@@ -5,13 +5,15 @@ table millimetres, where every card has the same known size whatever the camera 
 and fitted with a minimum-area rectangle.  One side of a card blob is a card height;
 the other, the blob's length, says whether it is one card, a row, or a card lifted on
 its edge (narrower than a card: half turned).  Blobs that are not one row of parallel
-cards are cut at their narrow necks (touching rows, a chip against a row) or by colour
+cards are cut at their narrow necks (touching rows, a chip against a row), opened with a
+chip-sized disc (a chip on a card's corner, a chip bridging two cards) or cut by colour
 (backs against faces); what does not come apart is an occluder (a hand, an arm, a heap).
 """
 
 from __future__ import annotations
 
 import math
+from collections.abc import Sequence
 from dataclasses import replace
 
 import cv2
@@ -48,22 +50,25 @@ class BlobStage(RowStage):
         rows: list[Row] = []
         card_area = self.w_mm * self.h_mm
         self.occluders = []
-        queue: list[tuple[np.ndarray, int, int]] = [(c, 0, -1) for c in self.segmenter.contours(frame)]
+        # (contour, how many cuts deep, the blob it was cut from, whether it was opened: see _opened)
+        queue: list[tuple[np.ndarray, int, int, bool]] = [(c, 0, -1, False) for c in self.segmenter.contours(frame)]
         blob_id = -1
         memory: Memory = []
         fresh: dict[int, tuple[np.ndarray, np.ndarray]] = {}
         root: dict[int, int] = {}  # blob -> the blob of the frame's foreground it was cut from
         occluded: dict[int, list[np.ndarray]] = {}
         while queue:
-            cnt, depth, parent = queue.pop()
+            cnt, depth, parent, was_opened = queue.pop()
             blob_id += 1
-            root[blob_id] = blob_id if depth == 0 else root[parent]
+            root[blob_id] = blob_id if parent < 0 else root[parent]
             tab = self.segmenter.to_table(cnt)
             area = cv2.contourArea(tab)
             if area < 0.2 * card_area:
                 continue
             (cx, cy), (rw, rh), ang = cv2.minAreaRect(tab)
-            if self.reuse and depth == 0:
+            if parent >= 0 or min(abs(rw - self.h_mm), abs(rh - self.h_mm)) > self.p.tall_mm:
+                (cx, cy), (rw, rh), ang = self._rectangle(cnt, tab)
+            if self.reuse and parent < 0:
                 geo = np.array([cx, cy, min(rw, rh), max(rw, rh)])
                 look = self._look(cnt)
                 old = next(((d, oc) for g, lk, d, oc in self._memory
@@ -80,6 +85,15 @@ class BlobStage(RowStage):
                     self.occluders.extend(old[1])
                     continue
                 fresh[blob_id] = (geo, look)
+            if not was_opened and area > 1.3 * card_area:
+                # A chip (or anything round and chip-sized) bridging two cards can make a blob that
+                # passes for a row: its parts come apart where a disc bigger than the chip fits no more.
+                radius = self._open_radius(np.array([cx, cy]))
+                if radius > max(self.p.split_radii) and self.segmenter.comes_apart(cnt, radius):
+                    pieces, lost = self.segmenter.opened(cnt, radius)
+                    if len(pieces) >= 2 and lost * area <= self.p.open_max * card_area:
+                        queue.extend((p, depth, blob_id, True) for p in pieces)
+                        continue
             e1 = np.array([math.cos(math.radians(ang)), math.sin(math.radians(ang))])
             e2 = np.array([-e1[1], e1[0]])
             center = np.array([cx, cy])
@@ -102,7 +116,7 @@ class BlobStage(RowStage):
                 # Cut it off at its neck if it comes away; the card alone is what is measured.
                 core = self._trimmed(cnt)
                 if core is not None:
-                    queue.append((core, depth + 1, blob_id))
+                    queue.append((core, depth + 1, blob_id, was_opened))
                     continue
             if fill < 0.7 or not options:
                 # Not one row of parallel cards.  Touching rows (or a chip against a row) come apart
@@ -116,13 +130,19 @@ class BlobStage(RowStage):
                         parts = self.segmenter.split(cnt, radius)
                         if parts:
                             break
+                    if not parts and not was_opened:
+                        # (what it leaves is cut again as the blob would have been: it costs no depth)
+                        opened = self._opened(cnt, center, area)
+                        if opened:
+                            queue.extend((p, depth, blob_id, True) for p in opened)
+                            continue
                     if not parts and area <= 1.2 * card_area:
                         core = self._trimmed(cnt)
                         parts = [core] if core is not None else []
                     if not parts:
                         parts = self.segmenter.split_by_colour(cnt)
                     if parts:
-                        queue.extend((p, depth + 1, blob_id) for p in parts)
+                        queue.extend((p, depth + 1, blob_id, was_opened) for p in parts)
                         continue
                 if area > 0.5 * card_area:
                     self.occluders.append(tab.reshape(-1, 2))
@@ -136,6 +156,55 @@ class BlobStage(RowStage):
                     continue
                 rows.append(self._prepare(frame, center, along, ua, uc, blob_id, len(options) > 1))
         return out, rows, fresh, memory, root, occluded
+
+    def _row_like(self, rect: tuple[Sequence[float], Sequence[float], float], area: float) -> bool:
+        """Whether a rectangle (and the blob's area in it) passes for a row of cards as step 2 tests it."""
+        rw, rh = rect[1]
+        fits = any(abs(across - self.h_mm) <= 0.16 * self.h_mm and 0.2 * self.w_mm <= along <= 4.9 * self.w_mm
+                   for along, across in ((rw, rh), (rh, rw)))
+        return fits and area / max(rw * rh, 1e-6) >= 0.7
+
+    def _open_radius(self, center: np.ndarray) -> int:
+        """The opening's disc (``open_mm``) in half-size pixels where the blob lies."""
+        return round(self.p.open_mm * self.calib.px_per_mm((float(center[0]), float(center[1]))) / 2)
+
+    def _opened(self, cnt: np.ndarray, center: np.ndarray, area: float) -> list[np.ndarray]:
+        """The blob's card-sized pieces once what is thinner than a chip is taken off it, or [] when
+        that changes nothing or takes off more than a chip or two could be (``open_max``: a hand's
+        fingers; opened, a forearm 90 mm wide passed for a row of cards).  A chip on a card's corner
+        sticks out of the row's rectangle (and may reach the next card or the hole cards), so the row
+        was no row and all its cards were lost; a disc bigger than the chip fits everywhere in a card
+        but nowhere in the chip's part off it.  ``area``: the blob's, in mm²."""
+        radius = self._open_radius(center)
+        if radius <= max(self.p.split_radii):
+            return []
+        pieces, lost = self.segmenter.opened(cnt, radius)
+        if lost * area > self.p.open_max * self.w_mm * self.h_mm:
+            return []
+        return pieces if pieces and (len(pieces) > 1 or lost >= self.p.open_lost) else []
+
+    def _rectangle(self, cnt: np.ndarray, tab: np.ndarray) -> tuple[tuple[float, float], tuple[float, float], float]:
+        """The rectangle of a blob cut from a bigger one (or one taller than a card by ``tall_mm``),
+        measured without what is left of the cut or what touches it.
+
+        A cut leaves crumbs of what it took off on the piece (a chip's rim, its white spots, a
+        sliver of its shadow) and a crumb on the row's top edge moved the rectangle, and with it
+        the band read for the index corners, by half its height: a whole row misread.  A green chip
+        on green felt touching a row's top edge shows only its white spots, which do not make the
+        row fail as a row: they just make it 8 mm taller, with the same effect.  Opened with
+        a disc bigger than any crumb, the row keeps its straight sides; a piece the opening takes
+        apart or mostly away (a card on its edge is narrower than the disc) keeps its own outline.
+        This only measures a piece that is a row already: it never makes one of what is not (a
+        forearm 90 mm wide, opened, is as rectangular as a row of cards).
+        """
+        (cx, cy), _, _ = rect = cv2.minAreaRect(tab)
+        if self._row_like(rect, cv2.contourArea(tab)):
+            pieces, lost = self.segmenter.opened(cnt, self._open_radius(np.array([cx, cy])))
+            if len(pieces) == 1 and lost <= 0.15:
+                opened = cv2.minAreaRect(self.segmenter.to_table(pieces[0]))
+                rect = opened if self._row_like(opened, cv2.contourArea(tab)) else rect
+        (cx, cy), (rw, rh), ang = rect
+        return (float(cx), float(cy)), (float(rw), float(rh)), float(ang)
 
     def _trimmed(self, cnt: np.ndarray) -> np.ndarray | None:
         """The blob with a thin line hanging on it cut off, or None if nothing thin hangs on it.

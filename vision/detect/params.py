@@ -20,6 +20,10 @@ class DetectParams:
     hull_fill: float = 0.9  # a bitten row blob: its hull fills its rectangle, ...
     hull_solidity: float = 0.6  # ... and the bites are under 40 %
     split_radii: tuple[int, ...] = (2, 4)  # half-size px: a gentle cut at narrow necks first, then a harder one
+    open_mm: float = 25.0  # a blob that is no row is opened with a disc this big (a chip is 38-43 mm across) ...
+    open_lost: float = 0.02  # ... and taken as its pieces when that took off this share of it or cut it apart,
+    tall_mm: float = 3.0  # a row blob taller than a card by this much is measured on its opening (something touches it)
+    open_max: float = 0.45  # ... unless it took off more than this many cards' area: no chip, but a hand's fingers
     down_gap_mm: float = 8.0  # gap between face-down cards side by side
     # -- step 3: cutting rows into cards
     min_gap: float = 0.22  # stud row offsets, as fractions of a card width: at least ...
