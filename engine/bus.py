@@ -396,7 +396,7 @@ class BusClient:
             msg = wire.make(self.table, channel, kind, source=self.device, session=self.session,
                             seq=self._seq + 1, **body)
             self._seq += 1
-            if self._flowing:
+            if self._flowing and self._connected.is_set():
                 self._send(self._client, msg, on_acked)
             else:
                 self._held.append((msg, on_acked))
@@ -410,7 +410,8 @@ class BusClient:
             held, self._held = self._held, []
             for msg, on_acked in held:
                 self._send(self._client, msg, on_acked)
-            self._flowing = True
+            # Only if this connection is still the one (a disconnect meanwhile: the next birth's turn).
+            self._flowing = self._connected.is_set() and self.connect_count == connection
         with self._ack_lock:
             self._ack_lock.notify_all()
 
@@ -454,6 +455,9 @@ class BusClient:
                 reason,
             )
             return
+        # A release still running from the last connection must not let numbered messages overtake
+        # what paho resends now: held again until this connection's birth is acknowledged.
+        self._flowing = False
         self._send(client, wire.availability(self.table, self.device, online=self._available))
         birth = wire.make(self.table, Channel.BIRTH, "birth", source=self.device, session=self.session,
                           seq=0, role=str(self.role), version=self.version,

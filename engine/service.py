@@ -170,6 +170,10 @@ class EngineService:
             log.warning("the config's game is not the one stored: %s %s/%s from the next hand",
                         self.config.game.variant.long_name, self.config.game.small_bet, self.config.game.big_bet)
             self._accept_own(self.core.game_input())
+        if count and not self.config.shoe and self.core.floor.shoe_active:
+            # The config now says the table has no shoe (it had one): the camera's cards are the deal.
+            log.warning("the config says this table has no shoe: the camera's cards are the deal from now on")
+            self._accept_own({"kind": "source", "device": "shoe", "status": "absent"})
         if count and first_seats is not None:
             change = seats_changed(first_seats, self.config.seats)
             if change and change != seats_reported:

@@ -227,8 +227,11 @@ def _setup(args: argparse.Namespace) -> int:
 
         if _user_exists(cfg.user):
             pw = pwd.getpwnam(cfg.user)
+            store_files = _store_files(cfg)
             for path in [state, *state.iterdir()]:
-                if path.name != "mosquitto" and path != store_dir:
+                # Never the store (nor its -wal/-shm), wherever it lies: the screens' account must
+                # not own what holds every live card, and the engine must go on writing it.
+                if path.name != "mosquitto" and path != store_dir and path.resolve() not in store_files:
                     os.chown(path, pw.pw_uid, pw.pw_gid)
         if store_dir is not None and _user_exists(cfg.engine_user):
             # Only the engine opens the store (every live card is in it): its folder is the engine's, 0700.
@@ -267,6 +270,13 @@ def _setup(args: argparse.Namespace) -> int:
     for i, step in enumerate(steps, 1):
         print(f"  {i}. {step}")
     return 0
+
+
+def _store_files(cfg: TableConfig) -> set[Path]:
+    if "://" in cfg.store:
+        return set()
+    db = Path(cfg.store).expanduser().resolve()
+    return {db, db.with_name(db.name + "-wal"), db.with_name(db.name + "-shm")}
 
 
 def _store_folder(cfg: TableConfig) -> Path | None:

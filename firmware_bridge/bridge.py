@@ -533,7 +533,12 @@ class Outbox:
         with self._lock:
             if self._pending.pop(ident, None) is not None:
                 try:
-                    self._append(json.dumps({"op": "done", "id": ident}) + "\n")
+                    if self._pending:
+                        self._append(json.dumps({"op": "done", "id": ident}) + "\n")
+                    else:
+                        # Nothing left to publish: the file is emptied, so a drawn card (a hole card)
+                        # lies on this disk only until the broker has it, not for the whole session.
+                        os.ftruncate(self._fd, 0)
                 except OSError as exc:  # the message is published again at the next start; no harm
                     log.warning("could not mark shoe message %d published in %s: %s", ident, self.path, exc)
 

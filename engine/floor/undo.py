@@ -42,10 +42,10 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
-from engine.events import EntryUndone
+from engine.events import CardBurned, CardDealt, CommonCardDealt, EntryUndone
 from engine.floor.prompts import FloorError, FloorOutputs
 from engine.floor.state import FloorState
-from engine.hand import STREET_NAMES
+from engine.hand import STREET_NAMES, Hand
 from engine.inputs import (
     Action,
     CameraView,
@@ -194,6 +194,7 @@ class UndoMixin(FloorState):
                              "keyed by hand, shows and mucks are)", "engine.correction")
         if inp.input in self.voided:
             raise FloorError(f"{entry.text} was undone already", "engine.correction")
+
         if inp.floor == "wrong":
             raise FloorError("the floor PIN is wrong: nothing was changed", "engine.floor-pin")
         if inp.floor == "locked":
@@ -205,10 +206,35 @@ class UndoMixin(FloorState):
             # RRoP 2.1: "Decisions of the shift supervisor are final."
             raise FloorError(f"{entry.text} is not the last input entered: to undo it {why} [RRoP 2.1]",
                              "RRoP 2.1")
+        before = placements(hand)  # (the hand in progress: the rollback below brings it back)
         self.voided = self.voided | {inp.input}
         self._rebuild(out)
+        # RRoP stud 13, 14: a card drawn keeps its place on the felt.  Taken again without the
+        # entry, a later card from the shoe (or, without a shoe, the camera) must land where it
+        # lies: not at another seat (a card keyed for the wrong seat undone), not set aside as
+        # premature (the action that closed a round undone).  Else the undo is refused (the
+        # handler's rollback puts everything back) and the dealer reports the irregularity.
+        after = placements(self.table.hand)
+        moved = sorted(c for c, where in before.items() if c in self._sensor_cards(inp.input) and after.get(c) != where)
+        if moved:
+            raise FloorError(f"{entry.text} cannot be undone: {len(moved)} card(s) dealt after it would not stay "
+                             "where they lie, and a drawn card is not moved; report the irregularity instead "
+                             "[RRoP stud 13, 14]", "RRoP stud 14")
         self._memo(entry.text, out)
         out.notes.append(f"undone: {entry.text}")
+
+    def _sensor_cards(self, index: int) -> set[str]:
+        """The cards the shoe (or, at a table without one, the camera) gave after entry ``index``."""
+        cards: set[str] = set()
+        for n in range(index + 1, len(self.hand_inputs)):
+            got = self.hand_inputs[n].input
+            if n in self.voided:
+                continue
+            if isinstance(got, ShoeCard) and got.card is not None and got.card.known:
+                cards.add(str(got.card))
+            elif isinstance(got, CameraView) and not self.shoe_active:
+                cards |= {str(c) for seen in got.seats for c in seen.up if c.known}
+        return cards
 
     def _memo(self, text: str, out: FloorOutputs) -> None:
         """The correction in the hand's own log (a hand that the inputs taken again ended keeps none)."""
@@ -245,3 +271,21 @@ class UndoMixin(FloorState):
         self.event_inputs = events
         self.last_dealer = last
 
+
+def placements(hand: Hand | None) -> dict[str, tuple[Any, ...]]:
+    """Where each identified card of a hand lies: at a seat (its place in the seat's row, up or
+    down), burned, or the common card; a card set aside or not dealt has no place."""
+    out: dict[str, tuple[Any, ...]] = {}
+    if hand is None:
+        return out
+    rows: dict[int, int] = {}
+    for e in hand.events:
+        if isinstance(e, CardDealt):
+            k = rows[e.seat] = rows.get(e.seat, 0) + 1
+            if e.card.known:
+                out[str(e.card)] = ("seat", e.seat, k, e.face_up)
+        elif isinstance(e, CardBurned) and e.card.known:
+            out[str(e.card)] = ("burn",)
+        elif isinstance(e, CommonCardDealt) and e.card.known:
+            out[str(e.card)] = ("common",)
+    return out

@@ -50,9 +50,11 @@ def test_a_card_the_outbox_cannot_write_stays_at_the_shoe_and_arrives_once_when_
         def published() -> list[dict[str, Any]]:
             return [m for m in payloads(engine, "/sensor/shoe") if m["kind"] == "card_drawn"]
 
-        filler = fill_to_the_last_byte(small_disk)
-        # The outbox's last block has room for a few more lines; draw until one does not fit.
-        for _ in range(40):
+        # The outbox is emptied once the broker has everything, which gives its block back: fill the
+        # disk again before each card, until one does not fit.
+        fillers = []
+        for k in range(40):
+            fillers.append(fill_to_the_last_byte(small_disk, f"filler-{k}"))
             drawn.append(str(deck.tags[sim.draw()]))
             if not engine.wait(lambda: len(published()) == len(drawn), 2):
                 break
@@ -65,7 +67,8 @@ def test_a_card_the_outbox_cannot_write_stays_at_the_shoe_and_arrives_once_when_
         assert "cannot write the bridge's outbox" in bridge_log and "No space left" in bridge_log, bridge_log
         assert "cable pulled" not in bridge_log, bridge_log
 
-        filler.unlink()
+        for filler in fillers:
+            filler.unlink()
         assert _wait(lambda: sim.pending_events() == 0, 20), log.read_text()
         drawn.append(str(deck.tags[sim.draw()]))
         assert engine.wait(lambda: len(published()) >= len(drawn), 15), log.read_text()

@@ -104,16 +104,41 @@ def test_an_older_input_needs_the_floor_and_a_refusal_changes_nothing() -> None:
         with pytest.raises(FloorError, match=reason):
             floor.handle(_undo(floor, entry["input"], authority))
         assert floor.state() == whole
-    # With the floor's authority: the complete is gone; what came after it is taken again as the
-    # rules take it: seat 1's call is now out of turn (RRoP 3.5), the cards drawn after it were
-    # drawn while the betting is open (RRoP stud 14).
+    # With the floor's authority, still refused: taken again without the complete, the three cards
+    # drawn after it would turn premature and be set aside (RRoP stud 13, 14: a drawn card stays).
+    whole = copy.deepcopy(floor.state())
+    with pytest.raises(FloorError, match=r"3 card\(s\) dealt after it would not stay .*RRoP stud 13, 14"):
+        floor.handle(_undo(floor, entry["input"], "ok"))
+    assert floor.state() == whole
+    # Before the next street is drawn it is taken: the complete is gone, and what came after it is
+    # taken again as the rules take it: seat 1's call is now out of turn (RRoP 3.5).
+    floor, log = _floor()
+    _feed(floor, [*THIRD, BRING_IN, complete, call], log)
+    entry = _entry(floor, "seat 2 Bob complete to 5 (third street)")
     correction = _undo(floor, entry["input"], "ok")
     floor.handle(correction)
     log.append(correction)
     assert _table_of(floor) == _table_of(_as_if_never({}, log, complete))
     hand = floor.table.hand
     assert hand is not None and hand.street == 0
-    assert [p["rule"] for p in floor.open_prompts()] == ["betting.out-of-turn", "stud.premature-card"]
+    assert [p["rule"] for p in floor.open_prompts()] == ["betting.out-of-turn"]
+
+
+def test_an_undo_that_would_move_a_drawn_card_to_another_seat_is_refused() -> None:
+    """The review's F12: a card keyed by hand for seat 2 is undone after the shoe dealt on; taken
+    again without it, every later shoe card would go one seat along.  Refused, nothing changed."""
+    floor, log = _floor()
+    shoe = [{"kind": "shoe_card", "card": c} for c in ("As", "Ah")]
+    keyed = {"kind": "manual_card", "seat": 2, "card": "Ks", "face_up": False}
+    more = [{"kind": "shoe_card", "card": c} for c in ("Kh", "7h", "9d")]
+    _feed(floor, [*shoe[:1], keyed, *shoe[1:], *more], log)
+    before = {s.seat: [(str(c), up) for c, up in s.cards] for s in floor.table.hand.seats}
+    entry = _entry(floor, next(e["text"] for e in floor.dealer_inputs() if "seat 2" in e["text"]))
+    whole = copy.deepcopy(floor.state())
+    with pytest.raises(FloorError, match=r"would not stay where they lie.*RRoP stud 13, 14"):
+        floor.handle(_undo(floor, entry["input"], "ok"))
+    assert floor.state() == whole
+    assert {s.seat: [(str(c), up) for c, up in s.cards] for s in floor.table.hand.seats} == before
 
 
 def test_a_second_undo_in_a_row_needs_the_floor() -> None:
@@ -246,7 +271,15 @@ def test_undoing_any_entry_of_a_scripted_hand_is_the_hand_without_it(path: Path)
         for inp in taken[len(setup) - (1 if data["table"].get("start", True) else 0):]:
             fresh.handle(inp)
         assert fresh.state() == floor.state()
-        fresh.handle(_undo(fresh, entry["input"], "ok"))
+        try:
+            fresh.handle(_undo(fresh, entry["input"], "ok"))
+        except FloorError as exc:
+            # RRoP stud 13, 14: refused only where a card drawn after the entry would not stay
+            # where it lies; and then nothing changed.
+            later = fresh.hand_inputs[entry["input"] + 1:]
+            assert "RRoP stud 13, 14" in str(exc) and any(h.input.kind == "shoe_card" for h in later), str(exc)
+            assert fresh.state() == floor.state()
+            continue
         never, _ = build_floor({**data["table"], "start": False})
         for inp in taken[len(setup) - (1 if data["table"].get("start", True) else 0):]:
             if inp is voided:

@@ -28,9 +28,9 @@ def small_tmpfs(size: str = "400k") -> Iterator[Path]:
             where.rmdir()
 
 
-def fill_to_the_last_byte(disk: Path) -> Path:
+def fill_to_the_last_byte(disk: Path, name: str = "filler") -> Path:
     """Fill the filesystem; returns the filler (delete it to free the space)."""
-    filler = disk / "filler"
+    filler = disk / name
     fd = os.open(filler, os.O_WRONLY | os.O_CREAT, 0o600)
     try:
         for size in (65536, 4096, 1):  # big steps, then to the last byte

@@ -47,3 +47,17 @@ def test_a_table_file_without_a_shoe_section_gives_the_engine_shoe_false(tmp_pat
                            "--units-dir", str(tmp_path / "u2")], capture_output=True, text=True, timeout=120)
     assert done.returncode == 0, done.stderr
     assert load(tmp_path / "etc2" / "table.toml").engine_part()["engine"]["shoe"] is True
+
+
+def test_shoe_false_on_a_store_that_played_with_a_shoe_takes_the_camera_from_then_on(tmp_path: Path) -> None:
+    """Review F6: the setup input is stored only at a table's first start, so a table that had a
+    shoe and is configured without one later kept waiting for shoe cards, silently."""
+    store = {"url": str(tmp_path / "e.db")}
+    first = EngineService(EngineConfig.from_dict({**BASE, "store": store}))
+    first.replay()
+    assert first.core.floor.shoe_active is True
+    first.store.close()
+    later = EngineService(EngineConfig.from_dict({**BASE, "store": store, "engine": {"shoe": False}}))
+    later.replay()
+    assert later.core.floor.shoe_active is False and later.core.floor.prompts == {}
+    later.store.close()

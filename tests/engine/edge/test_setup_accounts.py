@@ -113,6 +113,18 @@ def _as_root(tmp_path: Path, engine_user: str, services_user: str) -> None:
     assert read_as(services_user, credentials) != 0, "a screen's account read every password"
     assert read_as(services_user, etc / "broker" / "logins" / "engine.json") != 0
     assert read_as(engine_user, store) == 0, "the engine's account cannot read its own store"
+    # Review F5: a table set up before the store had its own folder keeps it in STATE; running setup
+    # again must not give that store to the screens' account (the engine then could not write it).
+    text = (etc / "table.toml").read_text().replace(str(store), str(var / "t1.sqlite"))
+    (etc / "table.toml").write_text(text)
+    old = var / "t1.sqlite"
+    old.write_bytes(b"SQLite format 3\0")
+    os.chown(old, pwd.getpwnam(engine_user).pw_uid, pwd.getpwnam(engine_user).pw_gid)
+    done = subprocess.run([*CLI, "setup", "--out", str(etc), "--units-dir", str(tmp_path / "units")],
+                          capture_output=True, text=True, timeout=120)
+    assert done.returncode == 0, done.stderr
+    assert "move it into a folder of its own" in done.stdout
+    assert old.stat().st_uid == pwd.getpwnam(engine_user).pw_uid, "setup gave the old store to the screens"
 
 
 def test_each_login_logs_in_as_its_device_only(tmp_path: Path) -> None:
