@@ -53,6 +53,9 @@ def register(sub: Any) -> None:
     demo.add_argument("--no-shoe", action="store_true",
                       help="a camera-only table: no card shoe; the camera reads the up cards, the down cards "
                            "stay unknown until shown (the simulated dealer keys them on the picker)")
+    demo.add_argument("--shift", action="store_true",
+                      help="a dealer's shift: between hands players sit down and leave, a short buy-in is refused, "
+                           "the game changes once (all through the console's widgets)")
     demo.add_argument("--no-camera", action="store_true",
                       help="leave out the simulated overhead camera and the vision service (the shoe alone)")
     demo.add_argument("--autoplay", action="store_true",
@@ -127,7 +130,7 @@ def _demo(args: argparse.Namespace) -> int:
         _card_art()
     opts = DemoOptions(seed=args.seed, variant=args.variant, players=args.players, drill=args.drill,
                        workdir=args.keep, camera=not args.no_camera,
-                       processes=args.processes, manual=args.manual, no_shoe=args.no_shoe)
+                       processes=args.processes, manual=args.manual, no_shoe=args.no_shoe, shift=args.shift)
     narrate = None
     if not args.headless:
         ok, why = display_available()
