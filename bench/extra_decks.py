@@ -4,9 +4,11 @@ After six runs of the Aisleriot held-out decks, three of them were opened up for
 (see ``bench_vision.py``); these designs took their place, never looked at while tuning.
 They are SVG decks published on the npm registry under free licences, fetched with
 ``npm pack`` (pinned versions) and rendered with ``rsvg-convert`` into the same face cache
-as the Aisleriot decks, one file per card trimmed to the card's opaque pixels.
+as the Aisleriot decks, one file per card trimmed to the card's opaque pixels.  A deck
+published as React components (``REACT``) is first rendered to SVG files by node with
+react-dom's server renderer (its pinned dependencies installed beside it by npm).
 
-    python bench/extra_decks.py          # fetch and render them all (needs npm and rsvg-convert)
+    python bench/extra_decks.py          # fetch and render them all (needs npm, node and rsvg-convert)
 """
 
 from __future__ import annotations
@@ -39,7 +41,36 @@ EXTRA = {
     # two of the package's four variants: the others differ from these only in suit colours
     "x-heruka-2color": _heruka("2color"),
     "x-heruka-4color-bf": _heruka("4color-bf"),
+    # session 10, held out since session 9 (decided before any tuning); CC0 (Adrian Kennard's cards as
+    # React components: rendered to SVG with react-dom's server renderer, see _react_svgs)
+    "x-letele": ("@letele/playing-cards", "0.1.0",
+                 lambda r, s: f"svg/{s.upper()}{'10' if r == 'T' else r if r.isdigit() else r.lower()}.svg", "svg/B1.svg"),
 }
+#: decks whose package holds React components, not SVG files: (module in the package, its dependencies)
+REACT = {"x-letele": ("package/dist/index.esm.js", ("react@18.3.1", "react-dom@18.3.1", "@babel/runtime@7.26.0"))}
+
+_RENDER_MJS = """import * as React from 'react';
+import { renderToStaticMarkup } from 'react-dom/server';
+import * as deck from './cards.mjs';
+import { writeFileSync, mkdirSync } from 'fs';
+mkdirSync(process.argv[2], { recursive: true });
+for (const [name, C] of Object.entries(deck)) writeFileSync(`${process.argv[2]}/${name}.svg`, renderToStaticMarkup(React.createElement(C)));
+"""
+
+
+def _react_svgs(x: Path, module: str, deps: tuple[str, ...]) -> None:
+    """Each exported component of the package's ``module`` rendered to ``x/svg/NAME.svg`` (needs node)."""
+    if shutil.which("node") is None:
+        raise ExtraDeckError("node not found: the React card decks need nodejs")
+    (x / "package.json").write_text('{"name": "render", "private": true}')
+    proc = subprocess.run(["npm", "install", "--no-audit", "--no-fund", *deps], cwd=x, capture_output=True, text=True, check=False)
+    if proc.returncode != 0:
+        raise ExtraDeckError(f"npm install {' '.join(deps)} failed: {proc.stderr.strip()[-300:]}")
+    shutil.copy(x / module, x / "cards.mjs")  # an ES module in a package that does not say so
+    (x / "render.mjs").write_text(_RENDER_MJS)
+    proc = subprocess.run(["node", "render.mjs", str(x / "svg")], cwd=x, capture_output=True, text=True, check=False)
+    if proc.returncode != 0:
+        raise ExtraDeckError(f"rendering the React cards failed: {proc.stderr.strip()[-300:]}")
 
 
 class ExtraDeckError(RuntimeError):
@@ -77,6 +108,8 @@ def extra_face_dir(name: str) -> Path:
             raise ExtraDeckError(f"npm pack {package}@{version} failed: {proc.stderr.strip()[-300:]}")
         with tarfile.open(tarballs[0]) as tar:
             tar.extractall(tmp / "x", filter="data")
+        if name in REACT:
+            _react_svgs(tmp / "x", *REACT[name])
         faces = tmp / "faces"
         faces.mkdir()
         for c in codes:
