@@ -13,7 +13,7 @@ from engine.events import CardsShown, HandMucked, PotAward
 from engine.hand.state import HandState, IllegalAction, Phase, _announcement
 from engine.ranking import describe_high, describe_low
 from engine.rules import Variant
-from engine.showdown import Scores, build_pots, kill_losing_hands, pots_without, split_pot
+from engine.showdown import Pot, Scores, build_pots, kill_losing_hands, pots_without, split_pot
 
 if TYPE_CHECKING:
     from engine.hand.betting import BettingRound
@@ -128,9 +128,40 @@ class ShowdownMixin(HandState):
 
     def _award_uncontested(self) -> None:
         winner = self.live_seats[0]
-        self.pots = build_pots(self.seats, self.config.rules)
-        for k, pot in enumerate(self.pots):
-            self.awards.append(PotAward(k, pot.amount, winner.seat, "uncontested"))
+        level = winner.committed
+        # RRoP 3.6, 3.3: the last live hand wins only the pots it is in.  An all-in short stack
+        # left alone because the other hands were mucked or killed (at the showdown, or killed
+        # before it) does not win the chips above its own level: those side pots are not contested
+        # by a live hand and go back to the hands that put them in and did not fold (a mucked
+        # hand concedes only the pots it contests; house reading for a killed one, documented in
+        # docs/rules.md).  Chips folded into them stay in them.
+        claimants = sorted((s for s in self.seats if s is not winner and not s.live and (s.mucked or s.killed)
+                            and s.committed > level), key=lambda s: s.committed)
+        if not claimants or all(s.committed <= level for s in self.seats):
+            self.pots = build_pots(self.seats, self.config.rules)
+            for k, pot in enumerate(self.pots):
+                self.awards.append(PotAward(k, pot.amount, winner.seat, "uncontested"))
+            self._finish()
+            return
+        main = sum(min(s.committed, level) for s in self.seats)
+        pots = [Pot(main, (winner.seat,))]
+        previous = level
+        for c in claimants:
+            if c.committed <= previous:
+                continue
+            amount = sum(min(s.committed, c.committed) - min(s.committed, previous) for s in self.seats)
+            pots.append(Pot(amount, tuple(x.seat for x in claimants if x.committed >= c.committed)))
+            previous = c.committed
+        leftover = sum(max(0, s.committed - previous) for s in self.seats)
+        if leftover:
+            pots[-1] = Pot(pots[-1].amount + leftover, pots[-1].eligible)
+        self.pots = pots
+        self.awards.append(PotAward(0, main, winner.seat, "uncontested"))
+        for k, pot in enumerate(pots[1:], 1):
+            n = len(pot.eligible)
+            for i, seat in enumerate(pot.eligible):  # an odd chip to the first in seat order
+                self.awards.append(PotAward(k, pot.amount // n + (1 if i < pot.amount % n else 0), seat,
+                                            "uncontested"))
         self._finish()
 
     def _settle(self) -> None:
