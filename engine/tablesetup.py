@@ -7,7 +7,8 @@ writes (or, when ``OUT/table.toml`` already exists, reads and keeps) the table f
 * the broker configuration (``OUT/broker``: mosquitto.conf, passwd, acl, credentials.json) through
   ``engine.broker.config.write_config`` (re-running keeps the passwords);
 * one broker login per service (``OUT/broker/logins/DEVICE.json``, mode 0600, root's), each handed
-  to its own unit only, by systemd's ``LoadCredential=``: no service can read another's password, and
+  to its own unit by systemd's ``LoadCredential=`` (readable by the unit's account; services sharing an
+  account can read each other's), and
   ``credentials.json`` (every password) stays root's;
 * one systemd unit per service (``OUT/systemd``): the table's mosquitto, the engine, the shoe bridge,
   one vision service per camera (niced), the console and the monitor, all under ``studtable.target``;
