@@ -67,6 +67,11 @@ IDLE_AFTER_S = 0.5  # the table counts as quiet this long after an input (store 
 IDLE_CHECK_S = 0.25
 #: Forged device names the engine remembers (each reported once); a flood past it is only logged.
 MAX_FORGED_NAMES = 1024
+#: History queries waiting for an answer; one more is told to ask again (the table comes first).
+MAX_HISTORY_QUEUED = 4
+#: History queries a console may send at once, and a second after (a dealer taps a few a minute).
+HISTORY_BURST = 20
+HISTORY_PER_S = 5.0
 
 # ----------------------------------------------------------------------------- the edge
 
@@ -121,6 +126,8 @@ class EngineService:
         self._history_jobs: queue.Queue[tuple[dict[str, Any], Role, list[handlog.HandEntry],
                                                list[dict[str, Any]] | None] | None] = queue.Queue()
         self._history_thread: threading.Thread | None = None
+        self._history_budget: dict[str, tuple[float, float]] = {}  # console -> (tokens, when)
+        self._history_busy_told: dict[str, float] = {}  # console -> when it was last told to wait
         self._hand_over_at: float | None = None  # when the result began to hold (auto_start with hold_s)
 
     # -- replay ---------------------------------------------------------------------
@@ -403,6 +410,17 @@ class EngineService:
             restarted = True
         if not tracked.verdict.accept:
             return
+        if msg.channel is Channel.COMMAND and msg.kind == "history" and not self._history_allowed(msg.source):
+            # A flood of queries from one console (review F13: 1000 of them, each stored with an
+            # fsync, held the next shoe card for 5 s): past the budget a query is not stored, and is
+            # answered "ask again" at most once a second.  It changes nothing at the table; after a
+            # restart its seq shows as a gap.
+            now = time.monotonic()
+            if now - self._history_busy_told.get(msg.source, 0.0) >= 1.0:
+                self._history_busy_told[msg.source] = now
+                self._send_answer({"request": msg.body.get("request"), "hands": [], "hand": None,
+                                   "error": "too many history queries from this console: ask again in a moment"})
+            return
         from engine.store import StoreError
 
         inp = self.core.authorized(input_from_message(msg))  # a floor PIN is never stored
@@ -524,6 +542,19 @@ class EngineService:
                               events=rec["events"], phh=rec["phh"])
 
     # -- history queries (engine.handlog) ------------------------------------------------
+    def _history_allowed(self, source: str) -> bool:
+        """A token bucket per console: HISTORY_BURST queries at once, HISTORY_PER_S a second after."""
+        now = time.monotonic()
+        if len(self._history_budget) > MAX_FORGED_NAMES:  # a console naming a new console each time
+            self._history_budget.clear()
+        tokens, then = self._history_budget.get(source, (float(HISTORY_BURST), now))
+        tokens = min(float(HISTORY_BURST), tokens + (now - then) * HISTORY_PER_S)
+        if tokens < 1.0:
+            self._history_budget[source] = (tokens, now)
+            return False
+        self._history_budget[source] = (tokens - 1.0, now)
+        return True
+
     def _answer_history(self, msg: Message) -> None:
         """Answer a console's history query on ``console/history`` (only the console role reads it),
         from the hand log: finished hands' hole cards for a role allowed them, never a live one's.
@@ -533,6 +564,13 @@ class EngineService:
         query (about 40 ms for a 60-event hand) never holds up the table's inputs."""
         if self._bus is None:
             return  # replay: a query is answered once, when it comes
+        if self._history_jobs.qsize() >= MAX_HISTORY_QUEUED:
+            # A flood of queries (review F13: 1000 of them held the next shoe card for 5 s) is told
+            # to wait, cheaply, instead of queueing an answer each: the table's inputs come first.
+            self._send_answer({"request": msg.body.get("request"), "hands": [], "hand": None,
+                               "error": f"the engine is answering {MAX_HISTORY_QUEUED} history queries already: "
+                                        "ask again in a moment"})
+            return
         role = device_role(msg.source) or Role.MONITOR
         live = self.core.floor.table.hand
         playing = live is not None and not live.is_over
