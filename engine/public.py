@@ -80,6 +80,12 @@ def public_seat(hand: Hand | None, ts: TableSeat | None, s: SeatState | None, la
         status = "sitting_out" if ts is not None and ts.sitting_out else "waiting"
         stack = ts.stack if ts is not None else 0
         return SeatView(number, name, stack, sitting_out, s is not None, status, 0, 0, [], 0, [], [])
+    stack = s.stack + s.reserved  # a declared all-in keeps its chips behind (RRoP stud 17)
+    if hand.is_over:
+        # Between hands the seat is the table's (002 3.1): a player who left is gone, chips added
+        # count, whatever the last hand's cards (still on the felt until the next deal) say.
+        name = ts.name if ts is not None else ""
+        stack = ts.stack if ts is not None else 0
     if s.folded:
         status = "dead" if s.killed else "folded"  # killed by a ruling (RRoP 3.3), not thrown away
     elif s.mucked:
@@ -91,7 +97,7 @@ def public_seat(hand: Hand | None, ts: TableSeat | None, s: SeatState | None, la
     return SeatView(
         number,
         name,
-        s.stack + s.reserved,  # a declared all-in keeps its chips behind (RRoP stud 17)
+        stack,
         sitting_out,
         True,
         status,

@@ -298,3 +298,28 @@ def test_a_camera_only_table_deals_a_seat_the_same_card_as_last_hand_once_the_se
     floor.handle({"kind": "camera", "seats": {"1": {"up": ["2c"], "down": 2}, "2": {"up": ["Qs"], "down": 2},
                                               "3": {"up": ["4d"], "down": 2}}})
     assert [str(c) for c, up in hand.seat(1).cards if up] == ["2c"] and hand.phase.value == "betting"
+
+
+def test_between_hands_the_public_seats_are_the_tables_not_the_last_hands() -> None:
+    """RRoP 3.1 between hands: a player who left shows as gone and chips added count at once (the
+    Seats page offered Leave again for a player already gone, and showed the old stack, until the
+    next deal).  The last hand's cards stay in the state until then."""
+    from engine.public import public_state
+    from engine.scenario import build_floor
+
+    floor, _ = build_floor({"variant": "F7S", "ante": 1, "bring_in": 2, "small_bet": 5, "big_bet": 10,
+                            "seats": [{"seat": 1, "name": "Ann", "stack": 200}, {"seat": 2, "name": "Bob", "stack": 200},
+                                      {"seat": 3, "name": "Cy", "stack": 200}]})
+    hand = floor.table.hand
+    for code in ("As", "Ks", "Qs", "Ah", "Kh", "Qh", "2c", "9d", "8d"):
+        floor.handle({"kind": "shoe_card", "card": code})
+    while not hand.is_over:
+        opts = hand.options()
+        o = opts.find("fold") or opts.find("bring_in")
+        floor.handle({"kind": "action", "seat": opts.seat, "action": o.action, "amount": o.amount})
+    floor.handle({"kind": "table", "op": "leave", "seat": 3})
+    floor.handle({"kind": "table", "op": "add_chips", "seat": 2, "amount": 100})
+    seats = {s["seat"]: s for s in public_state(floor.table, None, "t")["seats"]}
+    assert seats[3]["name"] == "" and seats[3]["stack"] == 0 and len(seats[3]["cards"]) == 3
+    assert seats[2]["name"] == "Bob" and seats[2]["stack"] == floor.table.seats[2].stack
+    assert seats[2]["stack"] == hand.seat(2).stack + 100
