@@ -167,11 +167,32 @@ def _demo(args: argparse.Namespace) -> int:
     else:
         opts.hands = args.hands if args.hands is not None else 5
     opts.pace = args.pace if args.pace is not None and args.headless else 0.0
+    import signal
+
+    # Ctrl-C ends the demo with 130 whatever it was doing when the signal came: the terminal
+    # signals the whole group, so a child (the engine with --processes) may die of it first and
+    # the table report that as a failure before the interrupt reaches this thread.
+    interrupts: list[int] = []
+
+    def on_sigint(signum: int, frame: Any) -> None:
+        interrupts.append(signum)
+        raise KeyboardInterrupt
+
+    previous = signal.signal(signal.SIGINT, on_sigint)
     try:
         result = run_demo(opts, narrate=narrate)
     except DemoError as exc:
+        if interrupts:
+            raise KeyboardInterrupt from exc
         print(f"demo: {exc}", file=sys.stderr)
         return 2
+    finally:
+        signal.signal(signal.SIGINT, previous)
+    if interrupts or any(str(f).startswith("interrupted (Ctrl-C)") for f in result["failures"]):
+        # (the table's own Ctrl-C handler, dealer_console/demo/run.py, ends the hand loop cleanly)
+        print(json.dumps(result), flush=True)
+        print("demo: interrupted (Ctrl-C)", file=sys.stderr)
+        return 130
     print(json.dumps(result), flush=True)
     if not result["ok"]:
         for failure in result["failures"]:
