@@ -173,14 +173,18 @@ class CameraView(Input):
 
 @dataclass(frozen=True, slots=True)
 class ManualCard(Input):
-    """A card keyed in by the dealer when shoe or camera is down (``??`` if unknown)."""
+    """A card keyed in by the dealer when shoe or camera is down (``??`` if unknown); ``common``: the
+    common card of RRoP stud 15 (face up in the centre, no seat: ``seat`` is 0)."""
 
     kind: ClassVar[str] = "manual_card"
     seat: int
     card: Card = UNKNOWN
     face_up: bool = False
+    common: bool = False
 
     def to_json(self) -> dict[str, Any]:
+        if self.common:
+            return {"kind": self.kind, "seat": None, "card": str(self.card), "face_up": True, "common": True}
         return {"kind": self.kind, "seat": self.seat, "card": str(self.card), "face_up": self.face_up}
 
 
@@ -515,10 +519,19 @@ def _camera(f: _Fields) -> CameraView:
 
 
 def _manual_card(f: _Fields) -> ManualCard:
-    seat = f.seat()
-    assert seat is not None
+    common = f.boolean("common", default=False)
+    seat = f.seat(required=not common)
     value = f.raw("card")
     c = UNKNOWN if value is None else _card(f, "card", value, unknown_ok=True)
+    if common:
+        if seat is not None:
+            raise f.fail("seat", "must be null for the common card (it plays for every seat)")
+        if not c.known:
+            raise f.fail("card", "must name the common card: it is dealt face up")
+        if not f.boolean("face_up", default=True):
+            raise f.fail("face_up", "must be true for the common card: it is turned face up")
+        return ManualCard(0, c, True, True)
+    assert seat is not None
     return ManualCard(seat, c, f.boolean("face_up"))
 
 

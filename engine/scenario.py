@@ -48,6 +48,7 @@ def build_floor(table: Mapping[str, Any]) -> tuple[Floor, list[dict[str, Any]]]:
         raise ScenarioError(f"table: {exc}") from None
     floor = Floor(config, str(table.get("id", "scenario")), int(table.get("seat_count", 8)))
     floor.shoe_active = bool(table.get("shoe", True))
+    floor.shoe_absent = not floor.shoe_active
     floor.camera_active = bool(table.get("camera", True))
     seats = table.get("seats")
     if not isinstance(seats, list) or not seats:

@@ -706,8 +706,10 @@ _DEFAULTS: tuple[tuple[Channel, str, Schema], ...] = (
         Channel.COMMAND,
         "manual_card",
         Schema(
-            (F("seat", seat_no), F("card", card_or_unknown), F("face_up", boolean)),
-            doc="a card entered by hand when shoe or camera is down",
+            (F("seat", nullable(seat_no)), F("card", card_or_unknown), F("face_up", boolean),
+             F("common", boolean, required=False)),
+            doc="a card entered by hand when shoe or camera is down; 'common': true (seat null) for the "
+            "common card of RRoP stud 15",
         ),
     ),
     (

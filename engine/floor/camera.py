@@ -132,6 +132,11 @@ class CameraMixin(FloorState):
                     return
         if not self.shoe_active and hand.phase is Phase.DEALING:
             self._camera_deal(hand, {seen.seat: seen for seen in seats if seen.seat not in two_exposed}, out)
+            common = next((i.card for i in irregular if i.kind == "common" and i.card not in (None, "??")), None)
+            if common is not None and not self.prompts and self.observed_deal() == ("common", None, True):
+                # RRoP stud 15: the common card turned face up in the centre, seen by the camera
+                # (vision.tracking: a face-up card in the middle of the felt, in no seat's place).
+                self._common_observed(hand, Card.parse(common), out)
 
     def _camera_deal(self, hand: Hand, seen: dict[int, SeatSeen], out: FloorOutputs) -> None:
         """A table without a shoe: the camera's new cards are the deal, taken in the deal's order
@@ -142,8 +147,8 @@ class CameraMixin(FloorState):
         not a new card), or one more down card than the engine holds.  A hole card laid face up is
         the irregularity ``_deal_observed`` rules on; no match: wait for the next view."""
         for _ in range(64):  # at most the cards of one street; a guard, not a limit reached
-            if hand.phase is not Phase.DEALING or self.prompts:
-                return
+            if hand.phase is not Phase.DEALING or self.prompts or self._out_of_cards(out):
+                return  # RRoP stud 15: at the last card the dealer stops and rules (one view, many cards)
             slot = next((sl for sl in hand.expected_deal() if sl[0] == "card"), None)
             if slot is None:
                 return

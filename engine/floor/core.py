@@ -94,6 +94,9 @@ class Floor(ShoeMixin, CameraMixin, ReportsMixin, RulingsMixin, UndoMixin):
         self.prompt_counter = 0
         self.held = []  # sensor inputs waiting for a ruling
         self.shoe_active = True  # a shoe supplies card identities and the deal order
+        # The table has no shoe at all (engine config ``shoe = false``), not one gone offline: nobody
+        # reports the burns, so the floor counts them as the rules deal them (``_burn_unseen``).
+        self.shoe_absent = False
         self.camera_active = True
         self.absent = set()
         self.folded_no_wager = set()  # RRoP stud 7: dealt on until a bet kills the hand
@@ -186,6 +189,9 @@ class Floor(ShoeMixin, CameraMixin, ReportsMixin, RulingsMixin, UndoMixin):
         hand = self.table.hand
         if hand is None or hand.phase is not Phase.DEALING:
             return []
+        if self.shoe_absent and not any(p.rule.id == "stud.out-of-cards" for p in self.prompts.values()):
+            observed = self.observed_deal()  # the burns are the dealer's own (``_burn_unseen``)
+            return [observed] if observed is not None else []
         due = self.seventh_street_due()
         return [due] if due is not None else hand.expected_deal()[:1]
 
@@ -278,27 +284,46 @@ class Floor(ShoeMixin, CameraMixin, ReportsMixin, RulingsMixin, UndoMixin):
         """RRoP stud 15: opens the out-of-cards prompt when the stub cannot serve seventh street."""
         hand = self.table.hand
         if (
-            hand is not None
-            and hand.phase is Phase.DEALING
-            and hand.street == Street.SEVENTH
-            and self.card_mode is None
-            and not self.prompts
-            and hand.stub_size() <= 1
-            and not hand.common_card_street()
+            hand is None
+            or hand.phase is not Phase.DEALING
+            or hand.street != Street.SEVENTH
+            or self.card_mode is not None
+            or self.prompts
+            or hand.common_card_street()
         ):
-            waiting = hand.waiting_count()
-            if hand.stub_size() < waiting:
-                # RRoP stud 15: every card is dealt but the last; it is mixed with the burn cards.
-                pool = hand.reshuffle_pool()
-                then = (
-                    "burn one and deal the rest" if pool > waiting
-                    else "deal the rest without a burn, so that each player gets a fresh card" if pool == waiting
-                    else "there are still too few: burn one and turn one common card face up for every hand"
-                )
-                removed = f" and the {len(hand.removed)} cards set aside" if hand.removed else ""
-                self._open("stud.out-of-cards", (), out, stub=hand.stub_size(), waiting=waiting, pool=pool,
+            return False
+        waiting = hand.waiting_count()
+        stub = hand.stub_size()
+        if stub >= waiting:
+            return False
+        pool = hand.reshuffle_pool()
+        removed = f" and the {len(hand.removed)} cards set aside" if hand.removed else ""
+        if stub <= 1:
+            # RRoP stud 15: every card is dealt but the last; it is mixed with the burn cards.
+            then = (
+                "burn one and deal the rest" if pool > waiting
+                else "deal the rest without a burn, so that each player gets a fresh card" if pool == waiting
+                else "there are still too few: burn one and turn one common card face up for every hand"
+            )
+            p = self._open("stud.out-of-cards", (), out, stub=stub, waiting=waiting, pool=pool,
                            burns=len(hand.burns), removed=removed, then=then)
-                return True
+            if pool >= waiting:
+                p.withheld["common"] = (f"{pool} cards can serve the {waiting} players: reshuffle, "
+                                        "no common card [RRoP stud 15]")
+            return True
+        if pool < waiting and waiting == len(hand.live_seats):
+            # RRoP stud 15: "If the dealer determines that there will not be enough fresh cards for all
+            # of the remaining players, then the dealer announces to the table that a common card will
+            # be used" - before anyone's seventh card (every hand gets the same one), not after dealing
+            # all but the last (a player given a fresh card would then have eight with the common card).
+            p = self._open("stud.out-of-cards", (), out, stub=stub, waiting=waiting, pool=pool,
+                           burns=len(hand.burns), removed=removed, then="")
+            p.text = (f"Out of cards: {stub} cards left for {waiting} players, and only {pool} with the "
+                      f"{len(hand.burns)} burn cards{removed}: not enough fresh cards for everyone. Announce a "
+                      "common card: burn one and turn one card face up in the centre; it plays in every hand.")
+            p.withheld["reshuffle"] = (f"even reshuffled, {pool} cards cannot give the {waiting} players a fresh "
+                                       "card each: a common card is used [RRoP stud 15]")
+            return True
         return False
 
     def _turns_that_play_themselves(self, out: FloorOutputs) -> None:
@@ -429,11 +454,13 @@ class Floor(ShoeMixin, CameraMixin, ReportsMixin, RulingsMixin, UndoMixin):
             # The table has none (engine config shoe = false): the camera's cards are the deal, no prompt.
             if is_shoe:
                 self.shoe_active = False
+                self.shoe_absent = True
             elif device.startswith(("cam", "vision")):
                 self.camera_active = False
         elif status == "online":
             if is_shoe:
                 self.shoe_active = True
+                self.shoe_absent = False
             elif device.startswith(("cam", "vision")):
                 self.camera_active = True
         elif status == "gap":

@@ -112,13 +112,59 @@ class ShoeMixin(FloorState):
     def _on_manual_card(self, inp: ManualCard, out: FloorOutputs) -> None:
         hand = self._live_hand()
         self._console_blocked("deal")
+        if inp.common:
+            self._common_observed(hand, inp.card, out)
+            return
         self._deal_observed(hand, inp.seat, inp.card, inp.face_up, out)
+
+    def _burn_unseen(self, hand: Hand, out: FloorOutputs) -> None:
+        """A table without a shoe: the burn the rules call for before this card, counted unknown.
+
+        Why: RRoP stud 13 has the dealer burn one card before each round from fourth street on, and
+        stud 15 decides by the cards left whether the dealer burns on seventh street; a dealer
+        dealing from the hand burns as at any table, but no camera or console reports that card.
+        Uncounted, the stub is three or four cards too big by seventh street and the out-of-cards
+        ruling (stud 15) comes too late or never.  So the floor counts the burn the deal tracker
+        expects (``Hand.draw_slot``, the same answer a shoe's draw would get) as an unknown card.
+        Only for a table with no shoe: one that went offline reports its draws, burns too, when it
+        is back (engine/floor/core.py ``_on_source``)."""
+        if not self.shoe_absent or hand.phase is not Phase.DEALING or hand.street == Street.THIRD:
+            return
+        slot = hand.draw_slot(self.card_mode)
+        if slot is not None and slot[0] == "burn":
+            self._apply(CardBurned(UNKNOWN), out)
+
+    def _common_observed(self, hand: Hand, c: Card, out: FloorOutputs) -> None:
+        """The common card seen (camera) or keyed (console) where no shoe draws it (RRoP stud 15:
+        "The dealer burns a card and turns one card face up in the center of the table as a common
+        card that plays in everyone's hand")."""
+        if hand.phase is not Phase.DEALING or hand.street != Street.SEVENTH or hand.common:
+            raise FloorError("a common card is dealt only for the last card, when the floor rules one "
+                             "[RRoP stud 15]", "RRoP stud 15")
+        self._burn_unseen(hand, out)
+        self._apply(CommonCardDealt(c), out)
+
+    def observed_deal(self) -> tuple[str, int | None, bool] | None:
+        """On a table without a shoe, the next card the dealer lays (the burn before it is the
+        dealer's own, counted by ``_burn_unseen``): what ``Hand.draw_slot`` gives after the burn."""
+        hand = self.table.hand
+        if hand is None or hand.phase is not Phase.DEALING:
+            return None
+        slot = hand.draw_slot(self.card_mode)
+        if slot is None or slot[0] != "burn":
+            return slot
+        if hand.street == Street.SEVENTH and self.card_mode is not None and (
+                hand.reshuffle_pool() < hand.waiting_count()):
+            return ("common", None, True)  # RRoP stud 15: burn, then the common card
+        return next((sl for sl in hand.expected_deal() if sl[0] == "card"), None)
 
     def _deal_observed(self, hand: Hand, seat: int, c: Card, face_up: bool, out: FloorOutputs) -> None:
         """A card seen (camera) or keyed (console) at a seat, where no shoe says what was due."""
         if c.known and not self.shoe_active:
             self.dealt_without_shoe.append((hand.hand_id, c))
         s = hand.seat(seat)
+        if hand.phase is Phase.DEALING and s.live and hand.needs(s) != (0, 0):
+            self._burn_unseen(hand, out)
         down, up = hand.needs(s)
         if hand.phase is Phase.DEALING and face_up and not up and down and hand.street == Street.SEVENTH:
             rule = "stud.allin-last-card-up" if s.stack == 0 else "stud.last-card-up"

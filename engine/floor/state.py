@@ -39,6 +39,7 @@ class FloorState:
     prompt_counter: int
     held: list[Input]  # sensor inputs waiting for a ruling
     shoe_active: bool  # a shoe supplies card identities and the deal order
+    shoe_absent: bool  # the table has no shoe (not one offline): the floor counts the burns
     camera_active: bool
     absent: set[int]
     folded_no_wager: set[int]  # RRoP stud 7: dealt on until a bet kills the hand
@@ -67,6 +68,9 @@ class FloorState:
         def _deal_drawn(self, hand: Hand, c: Card, out: FloorOutputs) -> None: ...
         def _deal_observed(self, hand: Hand, seat: int, c: Card, face_up: bool, out: FloorOutputs) -> None: ...
         def _step(self, inp: Input, out: FloorOutputs) -> None: ...
+        def _out_of_cards(self, out: FloorOutputs) -> bool: ...
+        def observed_deal(self) -> tuple[str, int | None, bool] | None: ...
+        def _common_observed(self, hand: Hand, c: Card, out: FloorOutputs) -> None: ...
 
     @property
     def hand(self) -> Hand | None:
@@ -88,6 +92,7 @@ class FloorState:
             "prompt_counter": self.prompt_counter,
             "held": [h.to_json() for h in self.held],
             "shoe_active": self.shoe_active,
+            "shoe_absent": self.shoe_absent,
             "camera_active": self.camera_active,
             "absent": sorted(self.absent),
             "folded_no_wager": sorted(self.folded_no_wager),
@@ -147,6 +152,7 @@ class FloorState:
             set(self.dropped),
             self.last_dealer,
             list(self.event_inputs),
+            self.shoe_absent,
         )
 
     @staticmethod
@@ -164,7 +170,7 @@ class FloorState:
          self.premature_key, self.burn_errors, self.card_mode, self.hands, self.camera_raised,
          self.boxed_cards, self.dealt_without_shoe, seats, hand, n_events, hands_played, shorts, self.config,
          table_config, self.hand_inputs, self.hand_base, self.voided, self.dropped, self.last_dealer,
-         self.event_inputs) = saved
+         self.event_inputs, self.shoe_absent) = saved
         for p, data, withheld in prompts:
             p.data, p.withheld = data, withheld
         self.prompts = {p.id: p for p, _, _ in prompts}

@@ -323,3 +323,90 @@ def test_between_hands_the_public_seats_are_the_tables_not_the_last_hands() -> N
     assert seats[3]["name"] == "" and seats[3]["stack"] == 0 and len(seats[3]["cards"]) == 3
     assert seats[2]["name"] == "Bob" and seats[2]["stack"] == floor.table.seats[2].stack
     assert seats[2]["stack"] == hand.seat(2).stack + 100
+
+
+def _eight_without_a_shoe(fold_on_fourth: int = 0, shoe: bool = False) -> Floor:
+    """Eight seats at a table with no shoe (status absent); the dealer keys every card (down cards
+    unknown, up cards by face) where ``next_deal`` says, all check or call to seventh street; the
+    first ``fold_on_fourth`` players facing seat 1's fourth-street bet fold."""
+    floor, _ = build_floor({"variant": "F7S", "ante": 1, "bring_in": 2, "small_bet": 5, "big_bet": 10,
+                            "seats": [{"seat": n, "stack": 200} for n in range(1, 9)]})
+    if not shoe:
+        out = floor.handle({"kind": "source", "device": "shoe", "status": "absent"})
+        assert not out.opened and not floor.shoe_active
+    deck = iter(str(c) for c in parse_cards(" ".join(
+        f"{r}{s}" for s in "cdhs" for r in "23456789TJQKA")))
+    hand = floor.table.hand
+    folds = fold_on_fourth
+    while not (hand.street == Street.SEVENTH and hand.phase is Phase.DEALING) and not floor.prompts:
+        if hand.phase is Phase.BETTING:
+            opts = hand.options()
+            if hand.street == Street.FOURTH and folds and opts.find("bet") and not hand.round.acted:
+                o = opts.find("bet")
+            elif hand.street == Street.FOURTH and folds and opts.find("fold"):
+                folds -= 1
+                o = opts.find("fold")
+            else:
+                o = opts.find("check") or opts.find("call") or opts.find("bring_in")
+            floor.handle({"kind": "action", "seat": opts.seat, "action": o.action, "amount": o.amount})
+        elif shoe:
+            floor.handle({"kind": "shoe_card", "card": next(deck)})
+        else:
+            [slot] = floor.next_deal()
+            if slot[0] == "burn":  # the old code asked for a burn nobody can key
+                floor.asked_for_burns = True  # type: ignore[attr-defined]
+                slot = next(sl for sl in floor.table.hand.expected_deal() if sl[0] == "card")
+            floor.handle({"kind": "manual_card", "seat": slot[1], "card": next(deck) if slot[2] else "??",
+                          "face_up": slot[2]})
+    return floor
+
+
+def test_a_table_without_a_shoe_counts_the_burns_so_eight_players_run_out_of_cards() -> None:
+    """RRoP stud 13/15 on a table with no shoe: nobody reports the burns, but the dealer makes them.
+    Uncounted (the old code), 52 - 48 = 4 cards seemed left for eight players on seventh street, no
+    prompt opened and the first seventh card was refused.  Counted: 52 - 48 - 3 burns = 1 card,
+    the out-of-cards prompt opens; the pool (the last card and the burns) is 4 for 8 players, so
+    the common card, keyed on the console, plays for everyone."""
+    floor = _eight_without_a_shoe()
+    hand = floor.table.hand
+    assert not hasattr(floor, "asked_for_burns")  # the burns are the dealer's own: never asked for
+    assert hand.street == Street.SEVENTH and len(hand.burns) == 3 and all(not c.known for c in hand.burns)
+    assert hand.stub_size() == 1
+    [prompt] = floor.prompts.values()
+    assert prompt.rule.id == "stud.out-of-cards" and {o.id for o in prompt.options} == {"reshuffle", "common"}
+    floor.handle({"kind": "ruling", "prompt": prompt.id, "option": "common"})
+    assert floor.next_deal() == [("common", None, True)]
+    with pytest.raises(FloorError):  # a seat's card is not what is due now
+        floor.handle({"kind": "manual_card", "seat": 1, "card": "??", "face_up": False})
+    floor.handle({"kind": "manual_card", "seat": None, "card": "As", "face_up": True, "common": True})
+    assert [str(c) for c in hand.common] == ["As"] and hand.phase is Phase.BETTING
+    assert hand.stub_size() == 0 and len(hand.burns) == 3  # one card left: no burn, it is the common card
+
+
+def test_a_table_without_a_shoe_announces_the_common_card_before_any_seventh_card() -> None:
+    """One player folded on fourth street: 3 cards left for 7 players, and with the 4 burns (the
+    folded hand stays in the muck) only 6: RRoP stud 15's common card, announced before anyone
+    gets a seventh card; the dealer burns one (counted) and the camera or console gives the card."""
+    floor = _eight_without_a_shoe(fold_on_fourth=1)
+    hand = floor.table.hand
+    assert len(hand.live_seats) == 7 and hand.stub_size() == 3 and hand.reshuffle_pool() == 6
+    [prompt] = floor.prompts.values()
+    assert prompt.rule.id == "stud.out-of-cards" and [o.id for o in prompt.options] == ["common"]
+    floor.handle({"kind": "ruling", "prompt": prompt.id, "option": "common"})
+    floor.handle({"kind": "camera", "seats": {}, "irregular": [{"kind": "common", "seat": None, "card": "Ks"}]})
+    assert [str(c) for c in hand.common] == ["Ks"] and hand.phase is Phase.BETTING
+    assert len(hand.burns) == 4 and hand.stub_size() == 1  # burned, then turned up
+
+
+def test_a_shoe_table_short_of_fresh_cards_gets_the_common_card_prompt_before_seventh_street() -> None:
+    """The same seven players with a shoe: 3 cards left, 6 with the burns.  The old code opened
+    no prompt until one card was left, so it burned one and then refused the next draw ("deal one
+    common card") with nothing to rule on: the hand could not go on."""
+    floor = _eight_without_a_shoe(fold_on_fourth=1, shoe=True)
+    hand = floor.table.hand
+    [prompt] = floor.prompts.values()
+    assert prompt.rule.id == "stud.out-of-cards" and hand.stub_size() == 3
+    floor.handle({"kind": "ruling", "prompt": prompt.id, "option": "common"})
+    floor.handle({"kind": "shoe_card", "card": "Qs"})
+    floor.handle({"kind": "shoe_card", "card": "Ks"})
+    assert len(hand.burns) == 4 and [str(c) for c in hand.common] == ["Ks"] and hand.phase is Phase.BETTING
