@@ -52,7 +52,7 @@ DOWN_GAP_MM = 10.0
 class PlacedCard:
     code: str
     face_up: bool
-    spot: str  # "down" (the player's down-card place), "up" (the stud row) or "off_felt"
+    spot: str  # "down" (the player's down-card place), "up" (the stud row), "off_felt" or "common"
     index: int  # position within its spot
 
 
@@ -91,6 +91,7 @@ class TableCamera:
         self._lock = threading.Lock()
         self._seats: dict[int, _SeatCards] = {n: _SeatCards() for n in self.layout.seats}
         self._off_felt: list[tuple[int, PlacedCard]] = []
+        self._common: list[PlacedCard] = []
         self._picture = self._lit(self._canvas, self._gain)
         self.version = 0  # grows with every change of the table
 
@@ -100,6 +101,7 @@ class TableCamera:
         with self._lock:
             self._seats = {n: _SeatCards() for n in self.layout.seats}
             self._off_felt = []
+            self._common = []
             self._repaint()
 
     def deal(self, seat: int, code: str, face_up: bool, *, spot: str | None = None) -> None:
@@ -129,6 +131,18 @@ class TableCamera:
             self._off_felt.append((seat, card))
             self._place(seat, card)
             self.version += 1
+
+    def deal_common(self, code: str) -> None:
+        """RRoP stud 15: the dealer turns the common card face up in the middle of the table."""
+        with self._lock:
+            card = PlacedCard(code, True, "common", len(self._common))
+            self._common.append(card)
+            self._place(0, card)
+            self.version += 1
+
+    def common(self) -> list[str]:
+        with self._lock:
+            return [c.code for c in self._common]
 
     def move(self, code: str, seat: int, *, face_up: bool, spot: str) -> None:
         """The dealer picks ``code`` up from wherever it lies and puts it at ``seat`` (``spot`` up or down)."""
@@ -193,6 +207,9 @@ class TableCamera:
 
     def _corners(self, seat: int, card: PlacedCard) -> np.ndarray:
         """Table corners (mm) of ``card`` at ``seat``: the same place every time it is drawn."""
+        if card.spot == "common":  # the middle of the felt, read from the dealer's side
+            return _card_corners(np.array([card.index * 1.2 * self.card_w, 0.0]), np.array([0.0, -1.0]),
+                                 self.card_w, self.card_h)
         s = self.layout.seats[seat]
         fwd, right, center = np.array(s.forward), np.array(s.right), np.array(s.center)
         cw, ch = self.card_w, self.card_h
@@ -236,6 +253,8 @@ class TableCamera:
                 self._place(n, c)
         for n, c in self._off_felt:
             self._place(n, c)
+        for c in self._common:
+            self._place(0, c)
         self._picture = self._lit(self._canvas, self._gain)
         self.version += 1
 

@@ -76,6 +76,11 @@ class TableLayout:
         a, b = self.felt_a + self.rail_mm, self.felt_b + self.rail_mm
         return (p[0] / a) ** 2 + (p[1] / b) ** 2 <= 1.0
 
+    def in_common_spot(self, p: Point) -> bool:
+        """Whether ``p`` is the middle of the felt, where a stud dealer turns the common card (RRoP
+        stud 15: "one card face up in the center of the table"): within a card and a half of it."""
+        return math.hypot(p[0], p[1]) <= 1.5 * self.card_width_mm
+
     def seat_at(self, p: Point) -> int | None:
         """The seat whose zone holds ``p``, or the nearest zone within a card length, else None."""
         for n, seat in self.seats.items():  # (inside first: distances only for a card between zones)

@@ -74,6 +74,10 @@ def raw_view(layout: TableLayout, detections: Iterable[Detection]) -> tuple[dict
             irregular.append(("off_felt", seat, d.card if d.face_up else None))
             continue
         if seat is None:  # on the felt but in no seat's zone (the dealer's area, the middle): not a hand's card
+            if d.face_up and layout.in_common_spot(p):
+                # The common card (RRoP stud 15) plays for every hand: the engine takes it, on a
+                # table without a shoe, when its ruling calls for one (engine/floor/camera.py).
+                irregular.append(("common", None, d.card))
             continue
         per_seat.setdefault(seat, []).append(d)
     seats: dict[int, SeatView] = {}

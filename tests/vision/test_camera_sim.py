@@ -97,3 +97,24 @@ def test_a_seat_the_layout_lacks_is_refused(anglo: tuple[FaceSet, Any]) -> None:
     with pytest.raises(ValueError, match="spot must be"):
         camera.deal(1, "Ah", True, spot="rail")
     assert camera.truth() == {}
+
+
+def test_the_common_card_in_the_middle_of_eight_seats_is_seen_as_the_common_card(
+        anglo: tuple[FaceSet, Any]) -> None:
+    """RRoP stud 15: the common card lies face up in the centre, in no seat's place; the tracker
+    reports it as ``common`` (the engine deals it on a table without a shoe), not as a seat's card."""
+    faces, model = anglo
+    camera = TableCamera(faces, 8, seed=3)
+    calib = calibrate(camera.frame(), camera.layout)
+    for seat in range(1, 9):
+        camera.deal(seat, "??", False)
+    camera.deal(4, "9h", True)
+    camera.deal_common("Qd")
+    detector, tracker = Detector(model, calib, reuse=True), Tracker(calib.layout, 3)
+    obs = settle(camera, detector, tracker)
+    assert obs.irregular == [("common", None, "Qd")]
+    assert {n: (up, down) for n, (up, down) in obs.seats.items()} == {
+        n: (("9h",) if n == 4 else (), 1) for n in range(1, 9)}
+    assert camera.common() == ["Qd"]
+    camera.clear()
+    assert settle(camera, detector, tracker).irregular == [] and camera.common() == []
