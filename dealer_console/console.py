@@ -247,6 +247,8 @@ class ConsoleWindow(QMainWindow):
             lambda rid, seat: self._send("report", lambda: self.commands.report(rid, seat)))
         self.manual.entered.connect(
             lambda seat, card, up: self._send("manual_card", lambda: self.commands.manual_card(seat, card, up)))
+        self.manual.common_entered.connect(
+            lambda card: self._send("manual_card", lambda: self.commands.common_card(card)))
         self.manual.wants_picker.connect(self._pick_manual)
         self.showdown.show_known.connect(lambda seat: self._send("show", lambda: self.commands.show(seat, [])))
         self.showdown.muck.connect(lambda seat: self._send("muck", lambda: self.commands.muck(seat)))

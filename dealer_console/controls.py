@@ -291,9 +291,12 @@ class ManualCardPanel(QGroupBox):
 
     A card for another seat than the one due is questioned before it is sent
     (``manual.confirm-seat`` gives it to the chosen seat anyway, ``manual.cancel`` drops it).
+    When the engine's next card due is the common card (RRoP stud 15) the panel keys that:
+    ``manual.seat`` says "Common card" and the card picked goes to the centre (``common_entered``).
     """
 
     entered = Signal(int, str, bool)
+    common_entered = Signal(str)
     wants_picker = Signal(str)  # the picker's title
 
     def __init__(self, parent: QWidget | None = None) -> None:
@@ -340,6 +343,7 @@ class ManualCardPanel(QGroupBox):
         self.seats: list[int] = []
         self.seat: int | None = None
         self.due_seat: int | None = None
+        self.common_due = False  # the next card due is the common card (RRoP stud 15)
         self._pending: tuple[int, str, bool] | None = None
         self.prev.clicked.connect(lambda: self._step(-1))
         self.next.clicked.connect(lambda: self._step(1))
@@ -353,6 +357,13 @@ class ManualCardPanel(QGroupBox):
 
     def set_snapshot(self, snap: TableSnapshot, next_deal: list[dict[str, object]]) -> None:
         self.seats = [s.seat for s in snap.seats if s.in_hand]
+        self.common_due = bool(next_deal) and next_deal[0].get("kind") == "common"
+        for b in (self.prev, self.next, self.down):
+            b.setEnabled(not self.common_due)
+        if self.common_due:
+            self.up.setChecked(True)
+            self.seat_text.setText("Common card")
+            return
         due = next((d for d in next_deal if d.get("kind") == "card"), None)
         due_seat = due.get("seat") if due else None
         new_due = due_seat if isinstance(due_seat, int) else None
@@ -373,6 +384,9 @@ class ManualCardPanel(QGroupBox):
         self.seat_text.setText(f"Seat {self.seat}")
 
     def _open_picker(self) -> None:
+        if self.common_due:
+            self.wants_picker.emit("The common card, face up in the centre: it plays in every hand")
+            return
         if self.seat is None:
             self.refusal.show_reason("no seat has cards in this hand")
             return
@@ -380,6 +394,9 @@ class ManualCardPanel(QGroupBox):
 
     def take(self, code: str) -> None:
         """The card picked for the chosen seat: sent, or questioned if that seat is not the one due."""
+        if self.common_due:
+            self.common_entered.emit(code)
+            return
         if self.seat is None:
             return
         entry = (self.seat, code, self.up.isChecked())

@@ -86,6 +86,10 @@ class Commands:
     def manual_card(self, seat: int, card: str, face_up: bool) -> Message:
         return self.sink.send("manual_card", seat=seat, card=card, face_up=face_up)
 
+    def common_card(self, card: str) -> Message:
+        """RRoP stud 15: the common card turned face up in the centre, keyed on the picker."""
+        return self.sink.send("manual_card", seat=None, card=card, face_up=True, common=True)
+
     def show(self, seat: int, cards: list[str]) -> Message:
         """The seat's hand shown: ``cards`` keyed on the picker, or none for the cards the shoe and camera
         identified as dealt (the engine knows them; the console never does)."""

@@ -143,6 +143,7 @@ class TableSnapshot:
     awards: tuple[Award, ...] = ()
     prompts: tuple[PromptView, ...] | None = None  # None: the state did not carry prompts
     devices: Mapping[str, Mapping[str, Any]] = field(default_factory=dict)
+    common: tuple[str, ...] = ()  # RRoP stud 15: the common card, face up in the centre for every hand
 
     def seat(self, number: int) -> SeatView | None:
         for s in self.seats:
@@ -351,6 +352,7 @@ def from_public_state(state: PublicState) -> TableSnapshot:
             for p in service.prompts),
         devices={} if service is None or service.devices is None else {
             name: dataclasses.asdict(d) for name, d in service.devices.items()},
+        common=tuple(state.common),
     )
 
 
@@ -410,4 +412,5 @@ def read_loose_state(state: Mapping[str, Any]) -> TableSnapshot:
         devices={k: v for k, v in state["devices"].items() if isinstance(k, str) and isinstance(v, Mapping)}
         if isinstance(state.get("devices"), Mapping)
         else {},
+        common=tuple(c for c in _list(state.get("common")) if isinstance(c, str)),
     )

@@ -387,6 +387,9 @@ class TableView(QWidget):
         else:
             lines.append(f"<div style='font-size:{small}px; color:#cfe8d5'>POT</div>")
             lines.append(f"<div style='font-size:{big}px; font-weight:bold'>{snap.pot:,}</div>")
+        if snap.common:  # RRoP stud 15: one card face up in the centre plays in every hand
+            lines.append(f"<div style='font-size:{small}px; font-weight:bold; color:#ffffff'>Common card: "
+                         f"{html.escape(' '.join(snap.common))}</div>")
         if snap.street:
             bet = f" · bet {snap.bet_size}" if snap.bet_size else ""
             lines.append(f"<div style='font-size:{small}px; font-weight:bold'>{snap.street.capitalize()}{bet}</div>")

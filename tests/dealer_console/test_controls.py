@@ -142,3 +142,26 @@ def test_every_control_named_in_the_docs_exists(screen: Any) -> None:
                  "report.misdeal", "report.seat", "banner", "announcements", "game-line"):
         assert name in names, name
         assert f"`{name.split('.')[0]}" in Path("docs/console.md").read_text("utf-8")
+
+
+def test_the_common_card_is_keyed_when_it_is_the_card_due(screen: Any) -> None:
+    """RRoP stud 15 on a manual table: the engine's next card due is the common card; the panel
+    says so, seat stepping and "down" are off, and the card picked goes to the centre."""
+    window, model, sink, d = screen
+    dealing = copy.deepcopy(next(s.state for s in scripted_hand() if s.label == "deal seat 3"
+                                 and s.state["street_index"] == 1))
+    dealing["next_deal"] = [{"kind": "common", "seat": None, "face_up": True}]
+    model.set_state(dealing)
+    assert d.text("manual.seat") == "Common card"
+    assert not d.usable("manual.seat.next") and not d.usable("manual.down")
+    d.tap("manual.pick")
+    assert "common card" in d.text("card-picker.title")
+    d.tap("card-picker.As")
+    assert _sent(sink) == [("manual_card", {"seat": None, "card": "As", "face_up": True, "common": True})]
+    # Once it is dealt the panel is a seat's again, and the table shows the common card.
+    assert "Common card" not in window.table.center.text()
+    dealing["next_deal"] = [{"kind": "card", "seat": 2, "face_up": True}]
+    dealing["common"] = ["As"]
+    model.set_state(dealing)
+    assert d.text("manual.seat") == "Seat 2" and d.usable("manual.seat.next")
+    assert "Common card: As" in window.table.center.text()
