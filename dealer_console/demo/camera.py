@@ -282,7 +282,7 @@ class CameraProcess:
                                        stall_timeout, logging.getLogger().getEffectiveLevel()))
         self._remote = _Remote(parent)
         self.table_camera = _Proxy(self._remote, "felt.", ("deal", "pitch_off_felt", "move", "muck", "clear",
-                                                           "truth"))
+                                                           "truth", "deal_common", "common"))
         self.capture = _Proxy(self._remote, "capture.", ("stall", "resume"))
 
     def start(self, timeout: float = 60.0) -> CameraProcess:
@@ -371,6 +371,7 @@ def _camera_main(conn: Any, login: dict[str, Any], table: str, seats: int, seed:
     handlers: dict[str, Any] = {
         "felt.deal": felt.deal, "felt.pitch_off_felt": felt.pitch_off_felt, "felt.move": felt.move,
         "felt.muck": felt.muck, "felt.clear": felt.clear, "felt.truth": felt.truth,
+        "felt.deal_common": felt.deal_common, "felt.common": felt.common,
         "capture.stall": capture.stall, "capture.resume": capture.resume,
         "stalled": lambda: capture.stalled, "view": service.view,
         "stats": lambda: {"frames": service.frames, "fps": service.fps, "offline_events": service.offline_events,

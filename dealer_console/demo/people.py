@@ -112,6 +112,11 @@ class SimulatedTable(Drills, Shift, TruthCheck):
         self.camera_checks: list[dict[str, Any]] = []
         self.camera_stalled_until: int | None = None  # camera-stall drill: the street it comes back on
         self.hand_decks: dict[int, list[str]] = {}  # a manual table: the deck in the dealer's hand
+        # A table without a shoe: the cards the dealer burned (hand -> cards) and the street of the
+        # last burn decision (hand -> street index; -1 after a reshuffle: "burns again", RRoP stud 15).
+        self.hand_burns: dict[int, list[str]] = {}
+        self.burn_street: dict[int, int] = {}
+        self.reshuffled: set[int] = set()
         #: the dealer's hands on the console's touch screen (``run`` attaches the window's driver)
         self.console: ThreadedDriver | None = None
         self._shift_init()
@@ -301,17 +306,27 @@ class SimulatedTable(Drills, Shift, TruthCheck):
 
     def _lay(self, state: Mapping[str, Any], slot: Mapping[str, Any]) -> None:
         """A camera-only table: the dealer deals the next card from the deck in hand onto the felt;
-        the engine learns it from the camera alone (an up card by its face, a down card as a back)."""
+        the engine learns it from the camera alone (an up card by its face, a down card as a back,
+        the common card face up in the middle)."""
         hand_id = int(state["hand_id"])
-        if slot.get("kind") != "card":
-            raise DemoError(f"a camera-only table was told to deal a {slot.get('kind')!r}; only cards are laid")
+        kind = slot.get("kind")
+        if kind not in ("card", "common"):
+            raise DemoError(f"a camera-only table was told to deal a {kind!r}; only cards are laid")
         camera = self.stack.camera
         assert camera is not None
         deck = self.hand_decks.setdefault(hand_id, self._shuffled())
+        self._burn_if_due(state, slot, deck)
         card = deck.pop(0)
-        seat, up = int(slot["seat"]), bool(slot.get("face_up"))
         sig, err = self.watch.sig, state.get("last_error")
         truth = self.truths[hand_id]
+        if kind == "common":
+            truth.cards.append(("common", None, None, card))
+            camera.table_camera.deal_common(card)
+            self.inputs["common_cards"] = self.inputs.get("common_cards", 0) + 1
+            self.say.say(f"    the {card} is turned up in the centre: the common card")
+            self._await_change(sig, err, f"the camera to see the common card {card}")
+            return
+        seat, up = int(slot["seat"]), bool(slot.get("face_up"))
         truth.cards.append(("card", seat, up, card if up else "??"))
         if not up:
             truth.hole.setdefault(seat, []).append(card)
@@ -321,16 +336,29 @@ class SimulatedTable(Drills, Shift, TruthCheck):
 
     def _key(self, state: Mapping[str, Any], slot: Mapping[str, Any]) -> None:
         """A manual table: the dealer deals the next card from the deck in hand and keys it on the
-        console's card picker (the seat and up/down are preset to the card due; checked, not assumed)."""
+        console's card picker (the seat and up/down are preset to the card due; checked, not assumed;
+        the common card of RRoP stud 15 likewise, the panel's seat reading "Common card")."""
         hand_id = int(state["hand_id"])
-        if slot.get("kind") != "card":
-            raise DemoError(f"a manual table was told to deal a {slot.get('kind')!r}; only cards are keyed")
+        kind = slot.get("kind")
+        if kind not in ("card", "common"):
+            raise DemoError(f"a manual table was told to deal a {kind!r}; only cards are keyed")
         deck = self.hand_decks.setdefault(hand_id, self._shuffled())
+        self._burn_if_due(state, slot, deck)
         card = deck.pop(0)
-        seat, up = int(slot["seat"]), bool(slot.get("face_up"))
         sig, err = self.watch.sig, state.get("last_error")
         console = self.console
         assert console is not None
+        if kind == "common":
+            if console.text("manual.seat") != "Common card":
+                raise DemoError(f"the common card is due but the manual panel says {console.text('manual.seat')!r}")
+            self._press("manual.pick", sig, sends=False)
+            self._press(f"card-picker.{card}", sig)
+            self.truths[hand_id].cards.append(("common", None, None, card))
+            self.inputs["common_cards"] = self.inputs.get("common_cards", 0) + 1
+            self.say.say(f"    the {card} is turned up in the centre: the common card")
+            self._await_change(sig, err, f"the common card {card} keyed")
+            return
+        seat, up = int(slot["seat"]), bool(slot.get("face_up"))
         for _ in range(len(state["seats"]) + 1):
             if console.text("manual.seat") == f"Seat {seat}":
                 break
@@ -341,6 +369,34 @@ class SimulatedTable(Drills, Shift, TruthCheck):
         self.truths[hand_id].cards.append(("card", seat, up, card))
         self.inputs["cards_keyed"] = self.inputs.get("cards_keyed", 0) + 1
         self._await_change(sig, err, f"the {card} keyed for seat {seat}")
+
+    def _burn_if_due(self, state: Mapping[str, Any], slot: Mapping[str, Any], deck: list[str]) -> None:
+        """A table without a shoe: before a street's first card the dealer burns one, as the rules
+        say, by the dealer's own count of the deck in hand (nobody reports it; the engine counts it,
+        and the check compares the two).  RRoP stud 13: one burn each round from fourth street; stud
+        15 on seventh: no burn if there are only as many cards as players still to get one; a burn
+        before dealing all but the last if there are fewer; after the burns are reshuffled the dealer
+        "burns again" if the cards allow; before the common card "the dealer burns a card" if one is
+        left besides it."""
+        hand_id = int(state["hand_id"])
+        street = int(state.get("street_index") or 0)
+        if street == 0 or self.burn_street.get(hand_id) == street:
+            return
+        self.burn_street[hand_id] = street
+        waiting = sum(1 for s in state["seats"] if s.get("status") in ("active", "all_in") and len(s["cards"]) < 7)
+        left = len(deck)
+        if street < 4:
+            burn = True
+        elif slot.get("kind") == "common":
+            burn = left >= 2
+        elif hand_id in self.reshuffled:
+            burn = left > waiting
+        else:
+            burn = left > waiting or 2 <= left < waiting
+        if burn:
+            self.hand_burns.setdefault(hand_id, []).append(deck.pop(0))
+            self.truths[hand_id].cards.append(("burn", None, None, "??"))
+            self.inputs["burns_unreported"] = self.inputs.get("burns_unreported", 0) + 1
 
     def _shuffled(self) -> list[str]:
         from engine.cards import DECK
@@ -359,7 +415,10 @@ class SimulatedTable(Drills, Shift, TruthCheck):
             self._await_change(self.watch.sig, state.get("last_error"), f"seat {seat}'s action", timeout=24 * 3600)
             return
         self._pause()
-        weights = [ACTION_WEIGHTS.get(o["action"], 1) for o in options]
+        table = self.opts.action_weights if self.opts.action_weights is not None else ACTION_WEIGHTS
+        weights = [table.get(o["action"], 1) for o in options]
+        if not any(weights):
+            weights = [1] * len(options)
         o = self.rng.choices(options, weights)[0]
         if not self.undo_done and state.get("dealer_inputs"):
             self._mistake_and_undo(options, o)
@@ -421,6 +480,10 @@ class SimulatedTable(Drills, Shift, TruthCheck):
             return
         ids = [o["id"] for o in p.get("options", [])]
         option = "confirm" if "confirm" in ids or not ids else ids[0]
+        if rule == "stud.out-of-cards" and self.stack.sim is None and "common" in ids:
+            # A table without a shoe, short of fresh cards: the dealer announces the common card
+            # (RRoP stud 15) rather than scramble the burns first and then turn one up anyway.
+            option = "common"
         self.say.say(f"    prompt {rule}: {p.get('text')} -> {option}")
         self._pause()
         err = state.get("last_error")
@@ -438,6 +501,8 @@ class SimulatedTable(Drills, Shift, TruthCheck):
         if pid in [p["id"] for p in s.get("prompts", [])]:
             raise DemoError(f"the engine refused the ruling on {rule}: {s['last_error'].get('reason')}")
         self.prompts_resolved.append(pid)
+        if rule == "stud.out-of-cards":
+            self.inputs[f"out_of_cards_{option}"] = self.inputs.get(f"out_of_cards_{option}", 0) + 1
         if rule == "stud.out-of-cards" and option == "reshuffle":
             self._reshuffle(int(state["hand_id"]))
 
@@ -446,6 +511,16 @@ class SimulatedTable(Drills, Shift, TruthCheck):
         scrambles, cuts and puts them back in the shoe (the shoe reads their tags again)."""
         truth = self.truths[hand_id]
         sim = self.stack.sim
+        if sim is None:
+            # No shoe: the last card, in the dealer's hand, is mixed with the burned cards by hand.
+            deck = self.hand_decks.setdefault(hand_id, self._shuffled())
+            back = self.hand_burns.pop(hand_id, [])
+            deck += back
+            self.rng.shuffle(deck)
+            self.reshuffled.add(hand_id)
+            self.burn_street[hand_id] = -1  # RRoP stud 15: "burns again" before the rest
+            self.say.say(f"    out of cards: {len(back)} burn cards mixed with the last {len(deck) - len(back)}")
+            return
         by_card = {str(c): uid for uid, c in self.stack.deck.tags.items()}
         back = [by_card[c] for kind, _, _, c in truth.cards if kind in ("burn", "removed")]
 

@@ -37,7 +37,7 @@ class Shift(TableParts):
         self.shift_plan: dict[int, list[str]] = {}
         for i, step in enumerate(STEPS, start=1):
             self.shift_plan.setdefault(min(n - 1, max(1, n * i // 6)), []).append(step)
-        self.newcomer = NAMES[self.opts.players]
+        self.newcomer = NAMES[self.opts.players] if self.opts.shift else ""  # a shift starts with 2 to 6
         self.newcomer_left_with: int | None = None
         self.added_now: set[int] = set()
 

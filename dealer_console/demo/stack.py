@@ -75,7 +75,8 @@ def engine_config_dict(opts: DemoOptions, broker: Broker, store: Path) -> dict[s
         "broker": {"host": broker.host, "port": broker.port, "username": user, "password": password},
         "engine": {"device": ENGINE_DEVICE, "auto_start": False,  # the dealer taps Next hand
                    **({"floor_pin": opts.floor_pin} if opts.floor_pin else {}),
-                   **({"shoe": False} if opts.no_shoe else {})},
+                   # A manual or camera-only table has no shoe at all (the engine counts the burns).
+                   **({"shoe": False} if opts.no_shoe or opts.manual else {})},
     }
 
 

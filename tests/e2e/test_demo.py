@@ -147,3 +147,38 @@ def test_camera_only_table_the_camera_deals_and_the_hole_cards_are_keyed_when_sh
     assert result["inputs"]["cards_drawn"] == 0 and result["inputs"]["cards_laid"] >= 3 * 7 * 3
     assert result["inputs"]["shows"] >= 1 and result["bridge"].startswith("none (a camera-only")
     assert result["camera"]["hands_checked"] == 3
+
+
+#: Nobody folds: eight players reach seventh street with one card left (RRoP stud 15).
+NO_FOLDS = {"fold": 0, "check": 6, "call": 6, "bring_in": 6, "complete": 1, "bet": 1, "raise": 1}
+
+
+def assert_common_card_hands(result: dict[str, Any], hands: int) -> None:
+    """Every hand ran out of cards: the engine counted the burns nobody reported (three, unknown),
+    prompted on seventh street, the dealer tapped prompt.option.common and the common card played."""
+    assert_table_ok(result, hands, players=8)
+    assert result["irregularities"]["by_rule"] == {"stud.out-of-cards": hands}
+    assert result["inputs"]["out_of_cards_common"] == hands and result["inputs"]["common_cards"] == hands
+    assert result["inputs"]["burns_unreported"] == 3 * hands  # no burn before the last card: 1 was left
+    assert result["inputs"]["cards_drawn"] == 0
+
+
+def test_manual_table_of_eight_runs_out_of_cards_and_keys_the_common_card() -> None:
+    """Issue 21, 12: a manual table seats eight.  The dealer burns from the deck in hand and keys
+    no burn; the engine counts them, so on seventh street one card is left for eight players and
+    the out-of-cards prompt opens (the old code refused eight players, and without the burns it
+    saw four cards left and refused the first seventh card).  The common card is keyed on the
+    picker (the manual panel reads "Common card") and every hand checks against the truth."""
+    result = run_demo(DemoOptions(hands=1, seed=2, players=8, manual=True, action_weights=NO_FOLDS))
+    assert_common_card_hands(result, 1)
+    assert result["inputs"]["cards_keyed"] == 8 * 6  # and the common card (common_cards)
+
+
+@pytest.mark.skipif(not __import__("vision.deckart", fromlist=["AISLERIOT_DIR"]).AISLERIOT_DIR.is_dir(),
+                    reason="Debian's gnome-cards-data (the camera's card art) is not installed")
+def test_camera_only_table_of_eight_runs_out_of_cards_and_the_camera_sees_the_common_card() -> None:
+    """Issue 21, 12: a camera-only table seats eight; the common card the dealer turns up in the
+    middle of the felt is read by the production vision pipeline and plays for everyone."""
+    result = run_demo(DemoOptions(hands=1, seed=3, players=8, no_shoe=True, action_weights=NO_FOLDS))
+    assert_common_card_hands(result, 1)
+    assert result["inputs"]["cards_laid"] == 8 * 6 and result["camera"]["hands_checked"] == 1
