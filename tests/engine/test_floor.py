@@ -325,7 +325,7 @@ def test_between_hands_the_public_seats_are_the_tables_not_the_last_hands() -> N
     assert seats[2]["stack"] == hand.seat(2).stack + 100
 
 
-def _eight_without_a_shoe(fold_on_fourth: int = 0, shoe: bool = False) -> Floor:
+def _eight_without_a_shoe(fold_on_fourth: int = 0, shoe: bool = False, fold_street: Street = Street.FOURTH) -> Floor:
     """Eight seats at a table with no shoe (status absent); the dealer keys every card (down cards
     unknown, up cards by face) where ``next_deal`` says, all check or call to seventh street; the
     first ``fold_on_fourth`` players facing seat 1's fourth-street bet fold."""
@@ -341,9 +341,10 @@ def _eight_without_a_shoe(fold_on_fourth: int = 0, shoe: bool = False) -> Floor:
     while not (hand.street == Street.SEVENTH and hand.phase is Phase.DEALING) and not floor.prompts:
         if hand.phase is Phase.BETTING:
             opts = hand.options()
-            if hand.street == Street.FOURTH and folds and opts.find("bet") and not hand.round.acted:
-                o = opts.find("bet")
-            elif hand.street == Street.FOURTH and folds and opts.find("fold"):
+            if hand.street == fold_street and folds and (opts.find("bet") or opts.find("complete")) and (
+                    fold_street != Street.THIRD or hand.round.acted):
+                o = opts.find("bet") or opts.find("complete")
+            elif hand.street == fold_street and folds and opts.find("fold"):
                 folds -= 1
                 o = opts.find("fold")
             else:
@@ -410,3 +411,26 @@ def test_a_shoe_table_short_of_fresh_cards_gets_the_common_card_prompt_before_se
     floor.handle({"kind": "shoe_card", "card": "Qs"})
     floor.handle({"kind": "shoe_card", "card": "Ks"})
     assert len(hand.burns) == 4 and [str(c) for c in hand.common] == ["Ks"] and hand.phase is Phase.BETTING
+
+
+def test_a_table_without_a_shoe_reshuffles_its_unknown_burns_and_burns_again_only_if_they_allow() -> None:
+    """One player folded on third street: seventh street has 4 cards for 7 players, 7 with the burns.
+    The dealer burns (counted), deals two, and at the last card the prompt offers only the
+    reshuffle (enough fresh cards: no common card); the four unknown burns go back with the last
+    card: 5 cards for 5 players, so no burn again (RRoP stud 15) and each gets a fresh card."""
+    floor = _eight_without_a_shoe(fold_on_fourth=1, fold_street=Street.THIRD)
+    hand = floor.table.hand
+    assert not floor.prompts and len(hand.live_seats) == 7 and hand.stub_size() == 4
+    for _ in range(2):
+        [slot] = floor.next_deal()
+        floor.handle({"kind": "manual_card", "seat": slot[1], "card": "??", "face_up": False})
+    assert len(hand.burns) == 4 and hand.stub_size() == 1
+    [prompt] = floor.prompts.values()
+    assert [o.id for o in prompt.options] == ["reshuffle"]
+    floor.handle({"kind": "ruling", "prompt": prompt.id, "option": "reshuffle"})
+    assert hand.stub_size() == 5 and hand.waiting_count() == 5
+    for _ in range(5):
+        [slot] = floor.next_deal()
+        assert slot[0] == "card"
+        floor.handle({"kind": "manual_card", "seat": slot[1], "card": "??", "face_up": False})
+    assert len(hand.burns) == 4 and hand.stub_size() == 0 and hand.phase is Phase.BETTING
