@@ -8,8 +8,9 @@
 What it measures, all in one run:
 
 * accuracy on scenes rendered from decks that were never looked at or tuned
-  on (HELD_OUT: nine Aisleriot decks and three designs from npm, see
-  ``extra_decks.py``, which needs npm and rsvg-convert): up cards identified correctly, down cards found,
+  on (HELD_OUT: nine Aisleriot decks, four designs from npm, see ``extra_decks.py``, which needs
+  npm, node and rsvg-convert, and six from Debian's card packages, see ``debian_decks.py``, which
+  needs dpkg-deb and, for x-jeux-v4, pdftocairo from poppler-utils): up cards identified correctly, down cards found,
   false cards per scene; each deck is enrolled from its flat faces exactly as
   a cardroom would (``vision.deck.enroll`` on the 52 face files and the back);
 * the same scenes read by a naive baseline: each blob is one card, recognised
@@ -36,7 +37,7 @@ from pathlib import Path  # noqa: E402
 
 import cv2  # noqa: E402
 import numpy as np  # noqa: E402
-from extra_decks import EXTRA, extra_face_dir  # noqa: E402
+from extra_decks import DEBIAN, EXTRA, NPM, extra_face_dir  # noqa: E402
 
 from vision.calibration import calibrate  # noqa: E402
 from vision.deck import canonical_card, enroll, read_face_dir  # noqa: E402
@@ -54,7 +55,9 @@ TUNING = ("anglo", "tigullio", "paris", "bellot", "simplistic", "berlin", "ornam
           "plastic", "slavic_costumes", "tango_nuevo")
 CPU_MS: list[float] = []
 HELD_OUT = ("ancient_french", "anglo_modern", "dondorf", "guyenne-classic", "rheinland",
-            "orell", "atlasnye", "anglo_poker", "tarocco", *EXTRA)  # EXTRA: designs from npm (extra_decks.py)
+            "orell", "atlasnye", "anglo_poker", "tarocco",
+            *NPM,  # designs from npm (extra_decks.py), since sessions 5 and 10
+            *DEBIAN)  # since session 11: six hard designs from Debian's card packages (debian_decks.py)
 
 
 def deck_faces(deck: str) -> Path:

@@ -8,7 +8,12 @@ as the Aisleriot decks, one file per card trimmed to the card's opaque pixels.  
 published as React components (``REACT``) is first rendered to SVG files by node with
 react-dom's server renderer (its pinned dependencies installed beside it by npm).
 
-    python bench/extra_decks.py          # fetch and render them all (needs npm, node and rsvg-convert)
+Since session 11 six more designs come from Debian's card packages (``debian_decks.py``: pinned
+.debs from deb.debian.org, checked by SHA256, read with dpkg-deb; the PDF deck needs pdftocairo
+from poppler-utils).  ``EXTRA`` names all of them; ``extra_face_dir`` gives any one's faces.
+
+    python bench/extra_decks.py          # fetch and render them all (needs npm, node, rsvg-convert, dpkg-deb, pdftocairo)
+    python bench/debian_decks.py         # the Debian ones only
 """
 
 from __future__ import annotations
@@ -22,6 +27,7 @@ from pathlib import Path
 
 import cv2
 import numpy as np
+from debian_decks import DEBIAN, debian_face_dir
 
 from vision.deckart import FACE_WIDTH, cache_root
 
@@ -35,7 +41,7 @@ def _heruka(variant: str) -> tuple[str, str, object, str]:
 
 
 # name -> (npm package, version, card path in the tarball, back path); licences: MIT (both)
-EXTRA = {
+NPM = {
     "x-cardsjs": ("cardsJS", "1.1.1", lambda r, s: f"package/dist/cards/{'10' if r == 'T' else r}{s.upper()}.svg",
                   "package/dist/cards/Red_Back.svg"),
     # two of the package's four variants: the others differ from these only in suit colours
@@ -48,6 +54,8 @@ EXTRA = {
 }
 #: decks whose package holds React components, not SVG files: (module in the package, its dependencies)
 REACT = {"x-letele": ("package/dist/index.esm.js", ("react@18.3.1", "react-dom@18.3.1", "@babel/runtime@7.26.0"))}
+#: every design from outside gnome-cards-data: the npm ones, then Debian's (debian_decks.py)
+EXTRA = (*NPM, *DEBIAN)
 
 _RENDER_MJS = """import * as React from 'react';
 import { renderToStaticMarkup } from 'react-dom/server';
@@ -89,7 +97,9 @@ def _render(svg: Path, out: Path) -> None:
 
 def extra_face_dir(name: str) -> Path:
     """Directory of flat faces for an extra deck, fetched and rendered on first use."""
-    if name not in EXTRA:
+    if name in DEBIAN:
+        return debian_face_dir(name)
+    if name not in NPM:
         raise ExtraDeckError(f"unknown extra deck {name!r}; known: {', '.join(EXTRA)}")
     out = cache_root() / "decks" / f"{name}-{FACE_WIDTH}"
     codes = [f"{r}{s}" for r in RANKS for s in SUITS]
@@ -98,7 +108,7 @@ def extra_face_dir(name: str) -> Path:
     for tool in ("npm", "rsvg-convert"):
         if shutil.which(tool) is None:
             raise ExtraDeckError(f"{tool} not found: the extra decks need npm and librsvg2-bin")
-    package, version, card_path, back_path = EXTRA[name]
+    package, version, card_path, back_path = NPM[name]
     with tempfile.TemporaryDirectory() as tmp_:
         tmp = Path(tmp_)
         proc = subprocess.run(["npm", "pack", f"{package}@{version}", "--pack-destination", str(tmp)],
