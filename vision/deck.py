@@ -32,7 +32,7 @@ import numpy as np
 from numpy.lib.stride_tricks import sliding_window_view
 
 from engine.cards import DECK
-from vision import discriminant
+from vision import discriminant, index_layout
 from vision.corner import CARD_W as CARD_W  # the corner's geometry, re-exported for the detector
 from vision.corner import QUERY_BLUR as QUERY_BLUR
 from vision.corner import STRIP_H as STRIP_H
@@ -84,6 +84,9 @@ class DeckModel:
     lda_b: np.ndarray = field(default_factory=lambda: np.zeros(0, np.float32))
     lda_p: np.ndarray = field(default_factory=lambda: np.zeros((0, 0), np.float32))  # its precision matrix
     lda_m2: float = 0.0  # a corner's squared Mahalanobis distance to its own card, 99th percentile
+    #: which corners of the faces carry an index (:mod:`vision.index_layout`); a deck file from before
+    #: it was learned has the usual top-left and bottom-right
+    layout: index_layout.IndexLayout = index_layout.STANDARD
 
     @property
     def card_h(self) -> int:
@@ -401,6 +404,9 @@ def enroll(faces: Mapping[str, np.ndarray], back: np.ndarray | None = None, name
     faces = {c: opaque(faces[c]) for c in CODES}  # once: every step below resamples them many times
     if back is not None:
         back = opaque(back)
+    # Which corners carry the index; the templates are learned in the orientation the detector reads.
+    layout = index_layout.measure([canonical_card(faces[c], aspect) for c in CODES])
+    faces, back = index_layout.oriented(faces, back, layout)
     labels, imgs = [], []
     items: list[tuple[int, np.ndarray]] = [(i, faces[c]) for i, c in enumerate(CODES)]
     if back is not None:
@@ -446,7 +452,7 @@ def enroll(faces: Mapping[str, np.ndarray], back: np.ndarray | None = None, name
     lda_w, lda_b, lda_p, lda_m2 = discriminant.train([faces[c] for c in CODES], aspect, mean, weight, plain[first])
     return DeckModel(
         name, aspect, lab, flat.astype(np.float32), images, back is not None, mean, weight, back_thumbs, plain, var, cards,
-        lda_w, lda_b, lda_p, lda_m2,
+        lda_w, lda_b, lda_p, lda_m2, layout,
     )
 
 
@@ -496,7 +502,7 @@ def save(model: DeckModel, path: Path) -> None:
         buf, version=MODEL_VERSION, name=model.name, aspect=model.aspect, labels=model.labels,
         templates=model.templates, images=model.images, has_back=model.has_back, mean=model.mean, weight=model.weight,
         back_thumbs=model.back_thumbs, plain=model.plain, variants=model.variants, cards=model.cards, lda_w=model.lda_w, lda_b=model.lda_b,
-        lda_p=model.lda_p, lda_m2=model.lda_m2,
+        lda_p=model.lda_p, lda_m2=model.lda_m2, index_layout=index_layout.to_array(model.layout),
         strip=np.array([CARD_W, STRIP_X0, STRIP_Y0, STRIP_W, STRIP_H]),
     )
     path.write_bytes(buf.getvalue())
@@ -512,7 +518,13 @@ def load(path: Path) -> DeckModel:
         raise EnrollmentError(f"{path} is not a deck file written by 'studtable vision enroll' ({e})") from e
     if version != MODEL_VERSION or list(z["strip"]) != [CARD_W, STRIP_X0, STRIP_Y0, STRIP_W, STRIP_H]:
         raise EnrollmentError(f"deck file {path} was made by another version of studtable; enroll the deck again")
+    layout = index_layout.STANDARD  # a file from before the layout was learned
+    if "index_layout" in z.files:
+        try:
+            layout = index_layout.from_array(z["index_layout"])
+        except ValueError as e:
+            raise EnrollmentError(f"deck file {path}: {e}; enroll the deck again") from e
     return DeckModel(
         str(z["name"]), float(z["aspect"]), z["labels"], z["templates"], z["images"], bool(z["has_back"]), z["mean"], z["weight"],
-        z["back_thumbs"], z["plain"], z["variants"], z["cards"], z["lda_w"], z["lda_b"], z["lda_p"], float(z["lda_m2"]),
+        z["back_thumbs"], z["plain"], z["variants"], z["cards"], z["lda_w"], z["lda_b"], z["lda_p"], float(z["lda_m2"]), layout,
     )

@@ -106,10 +106,13 @@ def cache_root() -> Path:
 def face_dir(deck: str, width: int = FACE_WIDTH) -> Path:
     """Directory of flat faces for ``deck``, rendering them on first use.
 
+    ``deck`` may name a tuning variant, ``BASE+VARIANT[+VARIANT]`` (see :data:`VARIANTS`).
     Safe against concurrent test workers: faces are rendered into a private
     temporary directory and moved into place with one rename.
     """
     out = cache_root() / "decks" / f"{deck}-{width}"
+    if "+" in deck:
+        return _variant_dir(deck, width, out)
     if (out / "back.png").is_file() and all((out / f"{c}.png").is_file() for c in DECK):
         return out
     svgz = AISLERIOT_DIR / f"{deck}.svgz"
@@ -137,4 +140,89 @@ def face_dir(deck: str, width: int = FACE_WIDTH) -> Path:
     finally:
         if tmp.exists():
             shutil.rmtree(tmp, ignore_errors=True)
+    return out
+
+
+# -- tuning variants: other index layouts made from tuning decks -------------------------------------
+#
+# The held-out designs include decks whose index sits at the top right and bottom left, or at one
+# corner only.  To develop for such layouts without looking at them, tuning decks are changed into
+# such designs: ``anglo+mirror`` is anglo mirrored left to right (its indices at the top right and
+# bottom left), ``anglo+onecorner`` has its bottom-right index painted out with the card's paper
+# colour (an index at the top left only); ``anglo+onecorner+mirror`` has it at the top right only.
+
+
+def mirrored(face: np.ndarray) -> np.ndarray:
+    """The face mirrored left to right: the top-left index moves to the top right, the bottom-right
+    one to the bottom left."""
+    out: np.ndarray = cv2.flip(face, 1)
+    return out
+
+
+def one_corner(face: np.ndarray) -> np.ndarray:
+    """The face with its bottom-right index painted out in the card's paper colour (the box the
+    detector's corner window covers, turned round, less a thin margin that keeps the card's edge)."""
+    out = face.copy()
+    h, w = face.shape[:2]
+    paper = _paper_colour(face)
+    x0, x1 = round(w * (1 - 0.29)), round(w * (1 - 0.02))
+    y0, y1 = round(h - 0.62 * w), round(h - 0.02 * w)
+    out[y0:y1, x0:x1, :3] = paper
+    if out.shape[2] == 4:
+        out[y0:y1, x0:x1, 3] = 255
+    return out
+
+
+def _paper_colour(face: np.ndarray) -> np.ndarray:
+    """The card's paper: the median colour of a ring just inside its edge (opaque pixels only)."""
+    h, w = face.shape[:2]
+    m = max(2, round(0.04 * w))
+    ring = np.concatenate([face[m : m + 2, m : w - m].reshape(-1, face.shape[2]),
+                           face[h - m - 2 : h - m, m : w - m].reshape(-1, face.shape[2])])
+    if face.shape[2] == 4:
+        ring = ring[ring[:, 3] > 200]
+    paper: np.ndarray = np.median(ring[:, :3], axis=0).astype(face.dtype)
+    return paper
+
+
+VARIANTS = {"mirror": mirrored, "onecorner": one_corner}
+
+
+def _variant_dir(deck: str, width: int, out: Path) -> Path:
+    """Faces of ``BASE+VARIANT[+VARIANT]``: the base deck's faces changed by each variant in turn."""
+    base, *names = deck.split("+")
+    unknown = [n for n in names if n not in VARIANTS]
+    if unknown or not names:
+        raise DeckArtError(f"deck variant {deck!r}: unknown variant {', '.join(unknown) or '(none)'}; "
+                           f"known: {', '.join(VARIANTS)}")
+    if (out / "back.png").is_file() and all((out / f"{c}.png").is_file() for c in DECK):
+        return out
+    src = face_dir(base, width)
+    out.parent.mkdir(parents=True, exist_ok=True)
+    tmp = Path(tempfile.mkdtemp(prefix=f".{deck}-", dir=out.parent))
+    try:
+        for c in DECK:
+            img = _read(src / f"{c}.png")
+            for n in names:
+                img = VARIANTS[n](img)
+            cv2.imwrite(str(tmp / f"{c}.png"), img)
+        back = _read(src / "back.png")
+        cv2.imwrite(str(tmp / "back.png"), mirrored(back) if "mirror" in names else back)
+        try:
+            tmp.rename(out)
+        except OSError:
+            if not (out / "back.png").is_file():
+                shutil.rmtree(out, ignore_errors=True)
+                tmp.rename(out)
+    finally:
+        if tmp.exists():
+            shutil.rmtree(tmp, ignore_errors=True)
+    return out
+
+
+def _read(path: Path) -> np.ndarray:
+    img = cv2.imread(str(path), cv2.IMREAD_UNCHANGED)
+    if img is None:
+        raise DeckArtError(f"{path} is not a readable image")
+    out: np.ndarray = img
     return out

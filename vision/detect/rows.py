@@ -68,6 +68,8 @@ class RowStage(FineMatch):
         origin = center - ua * along / 2 - uc * self.h_mm / 2
         m = self.p.margin
         crop = self._crop(frame, origin - uc * m / self.scale, ua, uc, (length_px, self.card_h + 2 * m))
+        if self.deck.layout.flip:  # the deck's indices at the bottom left and top right: read the row turned top to bottom
+            crop = np.ascontiguousarray(crop[::-1])  # (the margin is the same above and below: the cards stay where they were)
         last = length_px - CARD_W
         none = np.zeros((0, 0, 3), np.float32)
         r = Row(blob_id, origin, ua, uc, along, length_px, last, (none, none), 0.0, ambiguous, crop=crop)

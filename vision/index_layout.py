@@ -1,0 +1,143 @@
+"""Which corners of a deck's faces carry an index, learned at enrollment.
+
+Why: in a stud row each card is covered by the next, so only a strip along one long side
+shows, and that strip holds two corners of the card: its top-left and bottom-left as the
+row lies, or, for a card lying the other way round, its bottom-right and top-right.  Most
+decks print the index at the top-left and bottom-right, so the top-left corner of the
+visible strip always shows one.  A deck printed at the top-right and bottom-left shows it
+at the strip's other corner (the bottom-left as the row lies); a deck printed at one corner
+only shows it on half the cards of a row, and on the others no index is visible at all.
+
+A corner carries an index when its windows tell the ranks apart: the 13 cards of a suit
+show 13 different pictures there.  A corner with pips only shows the same pip on the 4
+to the 10 and blank paper on the small cards, and a blank corner the same paper on all.
+
+The detector reads the corner at the top of the visible strip (the card's own top-left
+and, turned round, its bottom-right).  When the other pair (bottom-left, top-right) is the
+one that carries the indices, enrollment learns the faces turned over top to bottom
+(:func:`oriented`) and the detector turns every row it cuts out the same way
+(:attr:`IndexLayout.flip`): the strip's bottom-left corner is then at its top.
+
+Pure core: face images in, a layout out.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from typing import NamedTuple
+
+import cv2
+import numpy as np
+
+from engine.cards import DECK
+from vision.corner import CARD_W, STRIP_H, STRIP_W, STRIP_X0, STRIP_Y0, channels
+
+CORNERS = ("tl", "tr", "br", "bl")  # the card's own corners, upright
+PIP_RANKS = "A23456789T"  # the cards whose corners show an index or pips (court cards' art differs anyway)
+RANKS_MIN = 5.5  # distinct pictures among a suit's ten pip cards (mean over suits): an index shows 6-10, pips 1-4
+RANKS_SHARE = 0.7  # ... and at least this share of the best corner's (a scanned deck's pips differ a little)
+SAME = 0.97  # two corner windows whose difference from the deck's mean correlates this well are one picture
+BLANK = 3.0  # spread (0-255) of that difference under which a corner shows what every card shows there
+
+
+class IndexLayout(NamedTuple):
+    """Per corner (:data:`CORNERS` order) whether it carries an index, how distinct its windows are,
+    and which pair of corners the detector reads (``flip``: the bottom-left and top-right)."""
+
+    has: tuple[bool, bool, bool, bool]
+    ranks: tuple[float, float, float, float]  # distinct pictures among each suit's ten pip cards, mean
+    flip: bool
+
+    @property
+    def views(self) -> tuple[bool, bool]:
+        """Whether the detector's two views of a card carry an index: the corner at the top of the
+        visible strip for a card lying upright, and for one lying the other way round."""
+        tl, tr, br, bl = self.has
+        return (bl, tr) if self.flip else (tl, br)
+
+    def describe(self) -> str:
+        named = [c for c, h in zip(CORNERS, self.has, strict=True) if h]
+        return ("index at " + ", ".join(named) if named else "no corner index") + (" (read turned top to bottom)" if self.flip else "")
+
+
+#: A deck file from before the layout was learned: the usual top-left and bottom-right.
+STANDARD = IndexLayout((True, False, True, False), (10.0, 0.0, 10.0, 0.0), False)
+
+
+def corner_windows(card: np.ndarray, corner: str) -> np.ndarray:
+    """A canonical card's (BGR, CARD_W wide) window at ``corner``, brought to the top left (mirrored,
+    not turned: only how distinct the windows are is measured), as channels."""
+    flips = {"tl": None, "tr": 1, "bl": 0, "br": -1}[corner]
+    view = card if flips is None else cv2.flip(card, flips)
+    s = view[STRIP_Y0 : STRIP_Y0 + STRIP_H, STRIP_X0 : STRIP_X0 + STRIP_W]
+    out: np.ndarray = cv2.GaussianBlur(channels(s), (0, 0), 1.0)
+    return out
+
+
+def distinct_ranks(windows: Sequence[np.ndarray]) -> float:
+    """How many different pictures a corner shows among the ten pip cards of a suit (A to 10), the
+    mean over the suits; ``windows`` are the 52 cards' corner windows in engine order.
+
+    What every card shows there (paper, a frame, where the suit sign sits) is taken off first;
+    two cards show one picture when what is left of them correlates :data:`SAME` or better, or
+    when little is left of either (a blank corner, a frame every card has)."""
+    x = np.stack([w.astype(np.float64) for w in windows])
+    x = x - x.mean(axis=(1, 2), keepdims=True)
+    x = x - x.mean(axis=0, keepdims=True)
+    energy = np.sqrt((x[..., 0] ** 2).reshape(len(x), -1).mean(axis=1))
+    unit = x.reshape(len(x), -1) / np.maximum(np.linalg.norm(x.reshape(len(x), -1), axis=1), 1e-9)[:, None]
+    counts = []
+    for suit in "cdhs":
+        idx = [i for i, c in enumerate(DECK) if c.suit == suit and c.rank in PIP_RANKS]
+        parent = list(range(len(idx)))
+        for a in range(len(idx)):
+            for b in range(a + 1, len(idx)):
+                i, j = idx[a], idx[b]
+                blank_i, blank_j = energy[i] < BLANK, energy[j] < BLANK
+                if (blank_i and blank_j) or (not blank_i and not blank_j and float(unit[i] @ unit[j]) >= SAME):
+                    parent[_root(parent, a)] = _root(parent, b)
+        counts.append(len({_root(parent, a) for a in range(len(idx))}))
+    return float(np.mean(counts))
+
+
+def _root(parent: list[int], a: int) -> int:
+    while parent[a] != a:
+        a = parent[a]
+    return a
+
+
+def measure(cards: Sequence[np.ndarray]) -> IndexLayout:
+    """The index layout of a deck from its 52 canonical faces (BGR, CARD_W wide, in the order of
+    ``engine.cards.DECK``)."""
+    if len(cards) != len(DECK) or cards[0].shape[1] != CARD_W:
+        raise ValueError("measure() takes the 52 canonical cards in engine order")
+    r = [distinct_ranks([corner_windows(c, k) for c in cards]) for k in CORNERS]
+    best = max(r)
+    has = [v >= RANKS_MIN and v >= RANKS_SHARE * best for v in r]
+    tl, tr, br, bl = has
+    flip = (bl + tr) > (tl + br)
+    return IndexLayout((has[0], has[1], has[2], has[3]), (r[0], r[1], r[2], r[3]), bool(flip))
+
+
+def oriented(faces: Mapping[str, np.ndarray], back: np.ndarray | None,
+             layout: IndexLayout) -> tuple[dict[str, np.ndarray], np.ndarray | None]:
+    """The faces as the detector's templates are learned from them: turned over top to bottom when
+    the layout's indices are at the bottom-left and top-right (see the module's docstring)."""
+    if not layout.flip:
+        return dict(faces), back
+    return {c: cv2.flip(f, 0) for c, f in faces.items()}, (None if back is None else cv2.flip(back, 0))
+
+
+def to_array(layout: IndexLayout) -> np.ndarray:
+    """For the deck file: (9,) float64: has x4, ranks x4, flip."""
+    return np.array([*map(float, layout.has), *layout.ranks, float(layout.flip)])
+
+
+def from_array(a: np.ndarray) -> IndexLayout:
+    """The inverse of :func:`to_array`; raises ValueError naming what is wrong."""
+    v = np.asarray(a, np.float64).ravel()
+    if v.shape != (9,) or not np.isfinite(v).all() or not set(v[[0, 1, 2, 3, 8]].tolist()) <= {0.0, 1.0}:
+        raise ValueError(f"index layout is not 4 corner flags, 4 rank counts and a flip flag: {v.tolist()}")
+    h = tuple(bool(x) for x in v[:4])
+    d = tuple(float(x) for x in v[4:8])
+    return IndexLayout((h[0], h[1], h[2], h[3]), (d[0], d[1], d[2], d[3]), bool(v[8]))
