@@ -349,9 +349,10 @@ class SimulatedTable(Drills, Shift, TruthCheck):
         console = self.console
         assert console is not None
         if kind == "common":
-            if console.text("manual.seat") != "Common card":
-                raise DemoError(f"the common card is due but the manual panel says {console.text('manual.seat')!r}")
-            self._press("manual.pick", sig, sends=False)
+            self._press("manual.pick", sig, sends=False)  # once the console shows the state (``sig``)
+            title = console.text("card-picker.title")
+            if "common card" not in title:
+                raise DemoError(f"the common card is due but the picker opened for {title!r}")
             self._press(f"card-picker.{card}", sig)
             self.truths[hand_id].cards.append(("common", None, None, card))
             self.inputs["common_cards"] = self.inputs.get("common_cards", 0) + 1

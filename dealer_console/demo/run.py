@@ -60,6 +60,10 @@ def summary(table: SimulatedTable, stack: TableStack, opts: DemoOptions, elapsed
             "by_rule": by_rule,
             "unexpected": [f"{p['rule']} (hand {p['hand']}): {p['text']}" for p in unexpected],
         },
+        # RRoP stud 15: the hands whose seventh street ran out of cards, and what the dealer did.
+        "out_of_cards": {"hands": len({p["hand"] for p in raised if p["rule"] == "stud.out-of-cards"}),
+                         "common_card": table.inputs.get("out_of_cards_common", 0),
+                         "reshuffled": table.inputs.get("out_of_cards_reshuffle", 0)},
         "chips": table.chips,
         "latency_ms": {"card_drawn_to_state": latency_summary(table.latencies)},
         "broker": "amqtt (embedded)" if getattr(stack.broker, "kind", "") == "amqtt" else getattr(stack.broker, "kind", "external"),

@@ -158,6 +158,7 @@ def assert_common_card_hands(result: dict[str, Any], hands: int) -> None:
     prompted on seventh street, the dealer tapped prompt.option.common and the common card played."""
     assert_table_ok(result, hands, players=8)
     assert result["irregularities"]["by_rule"] == {"stud.out-of-cards": hands}
+    assert result["out_of_cards"] == {"hands": hands, "common_card": hands, "reshuffled": 0}
     assert result["inputs"]["out_of_cards_common"] == hands and result["inputs"]["common_cards"] == hands
     assert result["inputs"]["burns_unreported"] == 3 * hands  # no burn before the last card: 1 was left
     assert result["inputs"]["cards_drawn"] == 0
