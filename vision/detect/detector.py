@@ -75,6 +75,7 @@ class Detector(BlobStage, StripStage, DiscriminantStage, UniqueStage):
             self._plain[:, :npx].sum(axis=1), 2 * self._plain[:, npx : npx + quarter].sum(axis=1),
             2 * self._plain[:, npx + quarter :].sum(axis=1), np.zeros(len(self._plain), np.float32)], axis=1), dtype=np.float32)
         self.is_face = deck.labels != BACK
+        self._index_views_setup()  # which views carry an index (vision.index_layout; a one-corner deck)
         # every face, both ways round, at the back-thumbnail size (a row end that is a whole face)
         plain_faces = deck.cards[(deck.variants == 0) & self.is_face] if len(deck.cards) else deck.cards
         self.face_thumbs = np.stack(
@@ -166,8 +167,14 @@ class Detector(BlobStage, StripStage, DiscriminantStage, UniqueStage):
                 # look or the discriminant may have picked a label that matched the corner a little less.)
                 present = max(score, float(np.max(read.total, initial=-np.inf)))
                 gated = (covered and i > 0 and present < self.p.covered_min and not rescued) or i in r.ghosts
+                hidden = not self.index_views[0] and present < self.p.hidden_index_min  # no index in its visible strip
+                if covered and i > 0 and hidden:
+                    gated = True
                 if gated:
                     continue
+                if covered and i == 0 and self.partial_index and (hidden or (present < self.p.covered_min and not rescued)):
+                    score = -1.0  # a one-corner deck's first card, its index not in view: a card face up, unread
+
                 tc = self._card_corners(r, p / self.scale, r.way)
                 if label == BACK or (no_back and score < self.face_floor):
                     out.append(Detection(None, False, self.calib.to_image(tc), tc, score, covered, blob=r.blob, order=i))

@@ -23,6 +23,41 @@ from vision.window_match import gather_windows, window_scores
 class FineMatch(DetectorState):
     """Step 4: candidates, the batched fine match, and the second tries for weak corners."""
 
+    def _index_views_setup(self) -> None:
+        """Which of a card's two views (the corner at the top of a covered card's visible strip,
+        upright and turned round) carry an index in this deck (:mod:`vision.index_layout`), and the
+        template tables a covered card is matched with: only views that carry one, so a pip or
+        blank paper where a one-corner deck prints nothing is never read as an index."""
+        views = self.deck.layout.views
+        self.index_views = views
+        self.partial_index = views != (True, True) and any(views)
+        self._covered_primary, self._covered_tids = self.primary, self.label_tids
+        if not self.partial_index:
+            return
+        keep = 0 if views[0] else 1  # templates alternate view 0, view 1 (deck.enroll)
+
+        def only_index_views(table: np.ndarray) -> np.ndarray:
+            out = table.copy()
+            for lab in range(len(table)):
+                if lab == BACK or not len(self.by_label.get(lab, [])):
+                    continue
+                good = table[lab][table[lab] % 2 == keep]
+                if len(good):
+                    out[lab] = np.resize(good, table.shape[1])
+            return out
+
+        self._covered_primary, self._covered_tids = only_index_views(self.primary), only_index_views(self.label_tids)
+
+    def _mask_no_index(self, scores: np.ndarray) -> np.ndarray:
+        """Coarse scores (positions, coarse templates: two views per label) with the views that carry
+        no index scored -1 (nothing scores lower): the plan is laid on index corners only."""
+        if not self.partial_index:
+            return scores
+        out = scores.copy()
+        faces = 2 * int(np.count_nonzero(self.coarse_ids != BACK))
+        out[:, 0 if not self.index_views[0] else 1 : faces : 2] = -1.0
+        return out
+
     def _candidates(self, scores: np.ndarray, p: int, k: int | None = None) -> np.ndarray:
         """Labels of the ``k`` best coarse matches near position ``p`` (``scores``: per label, already
         the best of each position and its neighbours), in no particular order."""
@@ -114,10 +149,15 @@ class FineMatch(DetectorState):
         for j, job in enumerate(jobs):
             cand[j, : len(job.cand)] = job.cand
         valid = np.arange(lmax)[None, :] < ncand[:, None]
+        def table_of(full: np.ndarray, index_only: np.ndarray) -> np.ndarray:  # (V, L * width)
+            # a deck printed at one corner: every corner is matched only with the views that carry an index
+            t: np.ndarray = (index_only if self.partial_index else full)[cand[vj]].reshape(len(vj), -1)
+            return t
+
         if lmax > self.p.shortlist:
             # Shortlist on the two plain views of each candidate, then the full match on the few left.
-            pre = scores(self.primary[cand[vj]].reshape(len(vj), -1)).max(axis=1).reshape(len(vj), lmax, 2).max(axis=2)  # (V, L)
-            pre = np.add.reduceat(pre, np.cumsum(np.r_[0, nv[:-1]]), axis=0)
+            pre = scores(table_of(self.primary, self._covered_primary)).max(axis=1).reshape(len(vj), lmax, 2).max(axis=2)  # (V, L)
+            pre = (np.maximum if self.partial_index else np.add).reduceat(pre, np.cumsum(np.r_[0, nv[:-1]]), axis=0)
             pre = np.where(valid, pre, -np.inf)
             keep = np.argsort(-pre, axis=1, kind="stable")[:, :self.p.shortlist]
             cand = np.take_along_axis(cand, keep, axis=1)
@@ -125,7 +165,7 @@ class FineMatch(DetectorState):
         ns = cand.shape[1]
         table = self.primary if plain_views else self.label_tids
         g = table.shape[1]
-        tids = table[cand[vj]].reshape(len(vj), -1)  # (V, S*G)
+        tids = table_of(table, self._covered_primary if plain_views else self._covered_tids)  # (V, S*G)
         sc = scores(tids)  # (V, W, SG)
         sc = sc.reshape(len(vj), nwin * ns, g)
         gbest = sc.argmax(axis=2)  # best view/variant of each label at each window
@@ -140,7 +180,10 @@ class FineMatch(DetectorState):
         best[vi, wb, np.arange(ns)[None, :]] += np.minimum(0.0, plain_best - self.p.plain_min)
         per_view = best.max(axis=1)  # (V, S)
         starts = np.cumsum(np.r_[0, nv[:-1]])
-        total = np.add.reduceat(per_view, starts, axis=0) / nv[:, None]
+        if self.partial_index:  # of a card's two corners one shows the index: the better one says
+            total = np.maximum.reduceat(per_view, starts, axis=0)
+        else:
+            total = np.add.reduceat(per_view, starts, axis=0) / nv[:, None]
         total = np.where(valid, total, -np.inf).astype(np.float32)
         ks = total.argmax(axis=1)
         wk = best[np.arange(len(vj)), :, ks[vj]].argmax(axis=1)  # (V,): best window of the winner, per view

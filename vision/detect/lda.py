@@ -144,5 +144,8 @@ class DiscriminantStage(DetectorState):
         score, x = self._discriminant(starts, np.array(labs)[:, None])
         score, x = score[:, 0], x[:, 0]  # (R, 2), (R, 2, D)
         quad = ((x @ self.deck.lda_p) * x).sum(axis=2)  # x'Px; one matrix product (a three-operand einsum loops naively)
-        out[np.array(where)] = (quad - 2 * score).min(axis=1) / self.deck.lda_m2
+        m2 = quad - 2 * score
+        if self.partial_index:  # a view that carries no index is no corner to be near (blank paper is near blank paper)
+            m2 = np.where(np.array(self.index_views)[None, :], m2, np.inf)
+        out[np.array(where)] = m2.min(axis=1) / self.deck.lda_m2
         return out

@@ -41,6 +41,9 @@ class DetectParams:
     dy: int = 1  # rows of slack either side of the measured top edge
     covered_min: float = 0.86  # a covered card is only believed when its corner matches this well
     covered_low: float = 0.8  # ... or this well, and the rest of its visible strip strip_rescue well
+    # a deck whose index no covered card shows upright (printed at the top right only): a covered card
+    # is believed from its corner (it lies turned round) only this well; pips matched up to 0.94
+    hidden_index_min: float = 0.95
     strip_rescue: float = 0.88
     wide_below: float = 0.9  # a corner matching less well than this is matched again over the whole band's height
     wide_gain: float = 0.03  # ... and that reading is believed only if it matches this much better

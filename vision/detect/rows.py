@@ -212,6 +212,14 @@ class RowStage(FineMatch):
             starts, ends_ = bounds[:-1], bounds[1:] - 1
             near[starts] = np.maximum(lab[starts], lab[np.minimum(starts + 1, ends_)])
             near[ends_] = np.maximum(lab[ends_], lab[np.maximum(ends_ - 1, starts)])
+            if self.partial_index:  # a one-corner deck: the plan and the candidates from index corners only
+                scores = self._mask_no_index(scores)
+                lab = np.maximum(scores[:, 0::2], scores[:, 1::2])
+                near = lab.copy()
+                near[1:] = np.maximum(near[1:], lab[:-1])
+                near[:-1] = np.maximum(near[:-1], lab[1:])
+                near[starts] = np.maximum(lab[starts], lab[np.minimum(starts + 1, ends_)])
+                near[ends_] = np.maximum(lab[ends_], lab[np.maximum(ends_ - 1, starts)])
             for k, r in enumerate(face_rows):
                 r.scans = [scores[bounds[2 * k] : bounds[2 * k + 1]], scores[bounds[2 * k + 1] : bounds[2 * k + 2]]]
                 r.lscans = [near[bounds[2 * k] : bounds[2 * k + 1]], near[bounds[2 * k + 1] : bounds[2 * k + 2]]]
@@ -224,7 +232,10 @@ class RowStage(FineMatch):
         for r in face_rows:
             if r.last >= self.p.min_gap * CARD_W:
                 for way in (0, 1):
-                    ends.append(Job(r, way, -1, [(way, r.last)], self._top_candidates(r, way, r.last)))
+                    # (a deck whose upright view carries no index, printed at the top right only: the top
+                    # card's index is at its other corner, and the row's start shows none either way)
+                    views = [(way, r.last), (1 - way, 0)] if not self.index_views[0] else [(way, r.last)]
+                    ends.append(Job(r, way, -1, views, self._top_candidates(r, way, r.last)))
         end_reads = self._refine_batch(ends, plain_views=True)
         # Neither end matched well: a card sits higher or lower than the row's edge says (its top
         # edge hidden behind a neighbour's corner peeking out above it).  Read both ends again with

@@ -43,6 +43,10 @@ class DetectorState:
     _plain: np.ndarray
     _plain_shift: np.ndarray
     _atlas: WindowSource  # the frame's face-row bands side by side
+    index_views: tuple[bool, bool]  # whether each view (upright, turned round) carries an index
+    partial_index: bool  # one of them does not (a deck printed at one corner)
+    _covered_primary: np.ndarray  # primary and label_tids for a covered card: index views only
+    _covered_tids: np.ndarray
     is_face: np.ndarray
     face_thumbs: np.ndarray
     # the strip look (step 5)
