@@ -26,7 +26,9 @@ import queue
 import re
 import threading
 import time
+from collections import deque
 from collections.abc import Mapping
+from dataclasses import dataclass
 from typing import Any
 
 from engine import handlog
@@ -72,6 +74,35 @@ MAX_HISTORY_QUEUED = 4
 #: History queries a console may send at once, and a second after (a dealer taps a few a minute).
 HISTORY_BURST = 20
 HISTORY_PER_S = 5.0
+
+#: Camera observations are stored without an fsync of their own (``durable=False``): the next
+#: fsync covers them.  At most this many wait for one, with their PUBACKs (the broker sends the
+#: engine at most 20 unacknowledged messages, shoe cards included: never let them fill that) ...
+MAX_UNSYNCED = 4
+#: ... and at most this long (the housekeeping thread syncs them).
+SYNC_AFTER_S = 0.1
+#: A camera observation whose public state is the one already sent publishes it again only this
+#: long after the last publish (the console shows the camera's age since heard).
+HEARD_REFRESH_S = 1.0
+#: Inputs whose timings ``EngineService.trace`` keeps (the latest; a table runs for hours).
+TRACE_LEN = 4096
+
+
+@dataclass(slots=True)
+class InputTrace:
+    """Where one message's time went in the engine (``time.monotonic`` seconds): what the table
+    bench reads to say whether a shoe card waited behind other inputs, the store or the publish."""
+
+    channel: str
+    kind: str
+    source: str
+    seq: int | None
+    arrived: float  # the bus handed it to the engine (before the engine's lock)
+    started: float = 0.0  # the engine began to handle it
+    stored: float = 0.0  # its append returned (durable); 0: not stored
+    published: float = 0.0  # the state after it was handed to the socket; 0: none
+    done: float = 0.0  # the engine was done with it (its own work after it included)
+
 
 # ----------------------------------------------------------------------------- the edge
 
@@ -129,6 +160,16 @@ class EngineService:
         self._history_budget: dict[str, tuple[float, float]] = {}  # console -> (tokens, when)
         self._history_busy_told: dict[str, float] = {}  # console -> when it was last told to wait
         self._hand_over_at: float | None = None  # when the result began to hold (auto_start with hold_s)
+        #: the latest inputs' timings (low cost: a few clock reads an input; see ``InputTrace``)
+        self.trace: deque[InputTrace] = deque(maxlen=TRACE_LEN)
+        self._tracing: InputTrace | None = None
+        #: camera observations stored so far without an fsync (a count), and how many of them are
+        #: known durable; the PUBACKs of messages taken meanwhile wait: (count, ack, when taken)
+        self._lazy_count = 0
+        self._synced_count = 0
+        self._acks_waiting: list[tuple[int, Any, float]] = []
+        self._state_sent: dict[str, Any] | None = None  # the last public state sent, less the ages
+        self._state_sent_at = 0.0
 
     # -- replay ---------------------------------------------------------------------
     def replay(self) -> int:
@@ -209,6 +250,7 @@ class EngineService:
     def _accept_own(self, inp: dict[str, Any]) -> FloorOutputs | None:
         seq = self._next_seq()
         appended = self.store.append(ENGINE_SOURCE, self.session, seq, str(inp["kind"]), inp)
+        self._synced(self._lazy_count)  # a durable commit: the WAL is synced with every row before it
         self._applied = max(self._applied, appended.offset)
         out = self.core.apply(ENGINE_SOURCE, inp, self.session, seq, utc_now())
         self._unrecorded += self.core.finished
@@ -257,6 +299,8 @@ class EngineService:
         self._stopping.set()
         if self._housekeeper is not None:
             self._housekeeper.join(5)
+        if self._acks_waiting:
+            self._sync_aside()  # what is stored goes out acknowledged
         if self._history_thread is not None:
             self._history_jobs.put(None)
             self._history_thread.join(5)
@@ -269,7 +313,9 @@ class EngineService:
         does not hold up an input; under a steady stream of inputs ``_after`` does it now and then.
         While the store cannot write: try the held inputs again."""
         last_try = 0.0
-        while not self._stopping.wait(min(IDLE_CHECK_S, STORE_RETRY_S)):
+        while not self._stopping.wait(min(IDLE_CHECK_S, STORE_RETRY_S, SYNC_AFTER_S)):
+            if self._acks_waiting and time.monotonic() - self._acks_waiting[0][2] >= SYNC_AFTER_S:
+                self._sync_aside()
             if self._hand_over_at is not None and time.monotonic() - self._hand_over_at >= self.config.hold_s:
                 with self._lock:
                     self._drain()  # the hold is over: the next hand (auto_start)
@@ -293,10 +339,17 @@ class EngineService:
                 self.publish(again=True)
 
     def _on_message(self, msg: Message, ack: Any = None) -> None:
+        trace = InputTrace(str(msg.channel), msg.kind, msg.source, msg.seq, time.monotonic())
         with self._lock:
-            self._last_input = time.monotonic()
+            self._last_input = trace.started = time.monotonic()
             self._held.append((msg, ack))
-            self._drain()
+            self._tracing = trace
+            try:
+                self._drain()
+            finally:
+                self._tracing = None
+                trace.done = time.monotonic()
+                self.trace.append(trace)
 
     # -- durability -----------------------------------------------------------------
     def _drain(self) -> None:
@@ -311,7 +364,13 @@ class EngineService:
                 self._handle(msg)
                 self._held.pop(0)
                 if ack is not None:
-                    ack()
+                    if self._synced_count < self._lazy_count:
+                        # Not durable yet (or taken after one that is not: PUBACKs go in order).
+                        self._acks_waiting.append((self._lazy_count, ack, time.monotonic()))
+                    else:
+                        ack()
+                if len(self._acks_waiting) >= MAX_UNSYNCED:
+                    self._sync_now()
                 self._settle()
         except StoreError as exc:
             self._store_failed(str(exc))
@@ -321,6 +380,34 @@ class EngineService:
             self.store_problem = None
             self._store_prompt = None
             self.publish()
+
+    # -- camera observations stored without an fsync of their own -------------------------
+    def _synced(self, count: int) -> None:
+        """The first ``count`` observations stored lazily are durable: their PUBACKs go (in order)."""
+        self._synced_count = max(self._synced_count, count)
+        while self._acks_waiting and self._acks_waiting[0][0] <= self._synced_count:
+            self._acks_waiting.pop(0)[1]()
+
+    def _sync_now(self) -> None:
+        """Make what is stored durable before anything that may show it goes out (under the lock)."""
+        if self._synced_count < self._lazy_count:
+            count = self._lazy_count
+            self.store.sync()
+            self._synced(count)
+
+    def _sync_aside(self) -> None:
+        """The housekeeping thread's sync: the fsync outside the lock, so an input need not wait for it."""
+        from engine.store import StoreError
+
+        with self._lock:
+            count = self._lazy_count
+        try:
+            self.store.sync()
+        except StoreError as exc:
+            log.warning("%s; the next sync will try again", exc)
+            return
+        with self._lock:
+            self._synced(count)
 
     def _store_failed(self, problem: str) -> None:
         first = self.store_problem is None
@@ -438,12 +525,24 @@ class EngineService:
                     self._accept_own(own)
                     self.publish()
                 self._losses_told.add(mark)
+            # A camera observation is stored without an fsync of its own: the next durable append,
+            # or a sync before anything that may show it (``publish``), makes it durable; its
+            # PUBACK waits for that (``_drain``).  So a run of observations costs one fsync, and
+            # the shoe card after them does not wait behind an fsync each.
+            lazy = msg.channel is Channel.VISION
             if inp is None:
                 # Nothing for the table (shoe loaded, a reset notice): stored all the same, so the
                 # sequence has no hole after a restart.
-                appended = self.store.append(key, msg.session, msg.seq, NOTE, {"kind": NOTE, "message": msg.kind})
+                appended = self.store.append(key, msg.session, msg.seq, NOTE, {"kind": NOTE, "message": msg.kind},
+                                             durable=not lazy)
             else:
-                appended = self.store.append(key, msg.session, msg.seq, str(inp["kind"]), inp)
+                appended = self.store.append(key, msg.session, msg.seq, str(inp["kind"]), inp, durable=not lazy)
+            if lazy:
+                self._lazy_count += 1
+            else:
+                self._synced(self._lazy_count)
+            if self._tracing is not None:
+                self._tracing.stored = time.monotonic()
         except StoreError:
             self.core.tracker.restore(key, before)  # delivered again later: it must not look seen
             raise
@@ -460,7 +559,7 @@ class EngineService:
             return
         out = self.core.apply(msg.source, inp, msg.session, msg.seq, utc_now())
         self._note_draw(msg.source, inp)
-        self._after(out)
+        self._after(out, quiet=lazy)
 
     def _losses(self, msg: Message, tracked: Any, inp: Mapping[str, Any] | None,
                 restarted: bool = False) -> list[dict[str, Any]]:
@@ -508,12 +607,13 @@ class EngineService:
             if inp.get("counter") is not None:
                 self._draws.setdefault((source, int(inp["boot"])), set()).add(int(inp["counter"]))
 
-    def _after(self, out: FloorOutputs | None) -> None:
+    def _after(self, out: FloorOutputs | None, *, quiet: bool = False) -> None:
         # The input's own effect first: the state that follows from it (for the input that ends
         # a hand: the awards).  What the engine does by itself after it (keep a finished hand in
         # the hand log and send it to the recorder, start the next hand) is owed and settled next
-        # (``_settle``), so none of that holds up the state of the input.
-        self.publish()
+        # (``_settle``), so none of that holds up the state of the input.  ``quiet`` (a camera
+        # observation): only if the public state changed, or to refresh the camera's age.
+        self.publish(unless_same=quiet)
         self._unrecorded += self.core.finished
         self.core.finished.clear()
         try:
@@ -536,6 +636,8 @@ class EngineService:
     def _flush_history(self) -> None:
         if self._bus is None:
             return  # replay: sent once connected
+        if self._pending_history:
+            self._sync_now()
         while self._pending_history:
             rec = self._pending_history.pop(0)
             self._bus.publish(Channel.HISTORY, "hand", hand=rec["hand"], variant=rec["variant"],
@@ -627,12 +729,15 @@ class EngineService:
         self._send_answer({"request": request, "hands": [], "hand": None,
                            "error": f"history query refused: {reason}"[:500]})
 
-    def publish(self, *, again: bool = False) -> None:
+    def publish(self, *, again: bool = False, unless_same: bool = False) -> None:
         """Publish the state; and the open prompts when they changed (or ``again``: at start and
-        after a reconnect, when the broker may have lost its retained copy)."""
+        after a reconnect, when the broker may have lost its retained copy).  ``unless_same``:
+        not when the state and prompts are those sent last (but for the devices' ages) and were
+        sent less than HEARD_REFRESH_S ago.  Whatever is stored is made durable first."""
         if self._bus is None:
             return
-        state = self.core.state(time.monotonic())
+        now = time.monotonic()
+        state = self.core.state(now)
         prompts = self.core.prompts()
         if self._store_prompt is not None:  # outside the Floor and the log: it goes when the store writes
             state["prompts"] = [*state.get("prompts", []), self._store_prompt.to_json()]
@@ -644,12 +749,28 @@ class EngineService:
                       len(prompts), MAX_WIRE_PROMPTS)
             keep = prompts[-1:] if self._store_prompt is not None else []
             prompts = prompts[:MAX_WIRE_PROMPTS - len(keep)] + keep
+        from engine.store import StoreError
         from engine.wire import WireError
 
+        # What the table shows, less what changes with every message (the devices' ages, the
+        # key of the last input taken).
+        sent = {**state, "input": None, "devices": {d: {k: v for k, v in info.items() if k != "last_seen_s"}
+                                                    for d, info in state.get("devices", {}).items()}}
+        if unless_same and not again and sent == self._state_sent and prompts == self._prompts_sent \
+                and now - self._state_sent_at < HEARD_REFRESH_S:
+            return  # nothing to show: and nothing made durable for it
+        try:
+            self._sync_now()  # an input's effects are shown only once it is durable
+        except StoreError as exc:
+            log.error("%s; the state is not published until the store syncs", exc)
+            return
+        self._state_sent, self._state_sent_at = sent, now
         try:
             self._bus.publish(Channel.STATE, "state", state=state)
         except WireError:
             log.exception("the state could not be published; the next input publishes it again")
+        if self._tracing is not None and not self._tracing.published:
+            self._tracing.published = time.monotonic()
         if again or prompts != self._prompts_sent:
             try:
                 self._bus.publish(Channel.PROMPT, "prompts", open=prompts)

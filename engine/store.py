@@ -118,8 +118,10 @@ class EventStore(Protocol):
     table: str
 
     def append(
-        self, source: str, session: int, seq: int, kind: str, payload: Mapping[str, Any]
+        self, source: str, session: int, seq: int, kind: str, payload: Mapping[str, Any], *, durable: bool = True
     ) -> Appended: ...
+
+    def sync(self) -> None: ...
 
     def events(self, after: int = 0) -> Iterator[StoredEvent]: ...
 
@@ -156,6 +158,14 @@ class _SqlStore:
     def maintain(self, idle: bool = False) -> None:
         """Housekeeping the owner runs when nothing waits on the store (SQLite: checkpoints);
         ``idle``: the table has been quiet for a while, a good moment for it."""
+
+    def sync(self) -> None:
+        """Make every append so far durable (those made with ``durable=False`` too).  Safe to call
+        from another thread while appends go on; those that began after the call may not be covered."""
+
+    def _lazy(self, on: bool) -> None:
+        """Commits without waiting for the disk (``on``), or back to durable commits (a back end
+        that cannot do the first keeps every commit durable)."""
 
     # -- subclass hooks -----------------------------------------------------------
     def _execute(self, sql: str, params: Sequence[Any] = ()) -> list[tuple[Any, ...]]:
@@ -203,27 +213,39 @@ class _SqlStore:
         ]
 
     # -- events -------------------------------------------------------------------
-    def append(self, source: str, session: int, seq: int, kind: str, payload: Mapping[str, Any]) -> Appended:
-        """Append one accepted input; durable when this returns.  A repeated key is not stored twice."""
+    def append(self, source: str, session: int, seq: int, kind: str, payload: Mapping[str, Any], *,
+               durable: bool = True) -> Appended:
+        """Append one accepted input; durable when this returns.  A repeated key is not stored twice.
+
+        ``durable=False``: committed (every later read sees it, in its place in the order) but
+        not yet synced to the disk: it becomes durable with the next durable append or ``sync()``,
+        whichever comes first (SQLite: the next fsync of the WAL, which holds it before any later
+        commit).  The caller must not show its effects, or acknowledge it, before then."""
         data = _dumps(payload)
         with self._lock:
-            inserted, existing = self._write(
-                [
-                    (
-                        self._q(
-                            "INSERT INTO events (table_id, source, session, seq, kind, payload) VALUES (?, ?, ?, ?, ?, ?) "
-                            "ON CONFLICT (table_id, source, session, seq) DO NOTHING RETURNING event_offset"
+            if not durable:
+                self._lazy(True)
+            try:
+                inserted, existing = self._write(
+                    [
+                        (
+                            self._q(
+                                "INSERT INTO events (table_id, source, session, seq, kind, payload) VALUES (?, ?, ?, ?, ?, ?) "
+                                "ON CONFLICT (table_id, source, session, seq) DO NOTHING RETURNING event_offset"
+                            ),
+                            (self.table, source, session, seq, kind, data),
                         ),
-                        (self.table, source, session, seq, kind, data),
-                    ),
-                    (
-                        self._q(
-                            "SELECT event_offset FROM events WHERE table_id = ? AND source = ? AND session = ? AND seq = ?"
+                        (
+                            self._q(
+                                "SELECT event_offset FROM events WHERE table_id = ? AND source = ? AND session = ? AND seq = ?"
+                            ),
+                            (self.table, source, session, seq),
                         ),
-                        (self.table, source, session, seq),
-                    ),
-                ]
-            )
+                    ]
+                )
+            finally:
+                if not durable:
+                    self._lazy(False)
         if inserted:
             return Appended(int(inserted[0][0]), duplicate=False)
         return Appended(int(existing[0][0]), duplicate=True)
@@ -382,6 +404,8 @@ class SqliteStore(_SqlStore):
                 f"cannot open the event store {self.path}: {exc}; check the directory exists and is writable"
             ) from exc
         self._since_checkpoint = 0
+        self._wal_fd: int | None = None  # opened at the first sync()
+        self._sync_lock = threading.Lock()
 
     def _execute(self, sql: str, params: Sequence[Any] = ()) -> list[tuple[Any, ...]]:
         return list(self._conn.execute(sql, tuple(params)).fetchall())
@@ -427,7 +451,35 @@ class SqliteStore(_SqlStore):
         self._conn.execute("PRAGMA wal_checkpoint(PASSIVE)").fetchall()
         self._since_checkpoint = 0
 
+    def _lazy(self, on: bool) -> None:
+        # NORMAL in WAL mode: the commit is written to the WAL but not fsynced; the next FULL
+        # commit fsyncs the WAL, which holds it before that commit, and a checkpoint syncs the
+        # WAL before copying it (sqlite.org/pragma.html#pragma_synchronous).
+        try:
+            self._conn.execute(f"PRAGMA synchronous={'NORMAL' if on else 'FULL'}")
+        except sqlite3.Error as exc:
+            raise StoreError(f"the event store cannot write: {exc} ({self.path})") from exc
+
+    def sync(self) -> None:
+        """fsync the WAL file (an fd of its own, so no lock: a commit may go on meanwhile).  The
+        WAL holds every commit since the last checkpoint, which synced the ones before it."""
+        with self._sync_lock:  # two threads may sync: one fd
+            if self._wal_fd is None:
+                try:
+                    self._wal_fd = os.open(f"{self.path}-wal", os.O_RDONLY)
+                except FileNotFoundError:
+                    return  # no WAL: nothing is written that is not in the database file
+            fd = self._wal_fd
+        try:
+            os.fsync(fd)
+        except OSError as exc:
+            raise StoreError(f"the event store cannot write: fsync of the WAL failed: {exc} ({self.path})") from exc
+
     def close(self) -> None:
+        with self._sync_lock:
+            if self._wal_fd is not None:
+                os.close(self._wal_fd)
+                self._wal_fd = None
         self._conn.close()
 
 

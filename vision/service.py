@@ -198,17 +198,40 @@ class FrameReader:
         self._thread.join(0.5)
 
 
-def lower_priority(niceness: int = NICENESS) -> int:
-    """Make this process yield the CPU to the table's other services (``os.nice``); returns the new niceness.
+def lower_priority(niceness: int = NICENESS, *, own_group: bool = False) -> int:
+    """Make this process yield the CPU to the table's other services; returns the new niceness.
 
     The camera is a second opinion next to the shoe; the shoe -> bridge -> engine -> console path is
     what the dealer waits on, and on a small machine they share its cores.
+
+    A nice value alone is not enough where the kernel groups processes by session (autogroup,
+    ``/proc/sys/kernel/sched_autogroup_enabled``, on by default in most distributions): the CPU is
+    shared fairly between sessions first, and nice only orders the processes inside one.  A
+    vision process in the same session as the table's other parts (the demo's camera process)
+    was charged to their share: measured with the bench (docs/vision.md, session 11), the shoe
+    card's median doubled whatever its nice value was.  And a systemd service is a session of its
+    own, where nice changes nothing against the engine's.  So the session's group is lowered too
+    (``/proc/self/autogroup``) when the process leads its session, and ``own_group`` first makes
+    it one (a child that is no process group leader: not ``vision run`` in a terminal, whose
+    Ctrl-C must still reach it).
     """
     try:
-        return os.nice(max(0, niceness - os.nice(0)))
+        got = os.nice(max(0, niceness - os.nice(0)))
     except OSError as exc:  # not allowed to (a container's limits): say so, carry on
         log.warning("could not lower the vision service's priority: %s", exc)
-        return os.nice(0)
+        got = os.nice(0)
+    if own_group and os.getsid(0) != os.getpid():
+        try:
+            os.setsid()
+        except OSError as exc:  # a process group leader cannot: it stays in its session
+            log.info("vision: no session of its own (%s): the niceness orders it within its session only", exc)
+    if os.getsid(0) == os.getpid():
+        try:
+            with open("/proc/self/autogroup", "w", encoding="ascii") as fh:
+                fh.write(str(niceness))
+        except OSError:  # no autogroup (a kernel without it, or off): nice is what counts
+            pass
+    return got
 
 
 def run_capture(

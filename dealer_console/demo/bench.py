@@ -18,6 +18,7 @@ Usage: python bench/bench_table.py (or python -m dealer_console.demo.bench) [--h
 from __future__ import annotations
 
 import argparse
+import contextlib
 import getpass
 import json
 import os
@@ -40,6 +41,7 @@ from dealer_console.demo.stack import TableStack, embedded_broker
 from engine.broker.config import write_config
 from engine.broker.embedded import free_port
 from engine.bus import _no_delay
+from engine.wire import Channel
 
 TABLE = "demo"
 
@@ -111,6 +113,50 @@ def broker_round_trip(broker: Any, n: int) -> list[float]:
     return out
 
 
+STAGES = ("shoe_to_engine", "store", "apply_publish", "publish_to_console", "behind_other_inputs")
+
+
+def trace_breakdown(trace: list[Any], draws: list[float], states: list[tuple[float, Any]]) -> dict[str, Any]:
+    """Where a shoe card's time went, stage by stage, from the engine's ``InputTrace`` (the engine runs
+    on a thread of this process), the shoe's draw times and the console's receipt of each state
+    (keyed by the state's ``input``: the source and seq of the last input applied).
+
+    shoe_to_engine: drawn at the shoe -> the bus hands the message to the engine (the serial link,
+    the bridge, the broker, and any wait behind the engine's previous message); store: the append
+    (an fsync); apply_publish: the Floor and the state handed to the socket; publish_to_console:
+    the broker to the console; behind_other_inputs: the engine's time on other inputs while the
+    card was on its way in (an upper bound on its wait behind them)."""
+    def is_card(t: Any) -> bool:
+        return bool(t.channel == str(Channel.SHOE) and t.kind == "card_drawn")
+
+    cards = [t for t in trace if is_card(t)]
+    others = [t for t in trace if not is_card(t)]
+    seen: dict[tuple[str, int], float] = {}
+    for when, key in states:
+        if isinstance(key, dict) and key.get("seq") is not None:
+            seen.setdefault((str(key.get("source")), int(key["seq"])), when)
+    stages: dict[str, list[float]] = {k: [] for k in STAGES}
+    behind = 0
+    for drawn, t in zip(draws[-len(cards):] if cards else [], cards, strict=False):
+        stages["shoe_to_engine"].append(t.arrived - drawn)
+        if t.stored:
+            stages["store"].append(t.stored - t.started)
+        if t.published and t.stored:
+            stages["apply_publish"].append(t.published - t.stored)
+        got = seen.get((t.source, t.seq if t.seq is not None else -1))
+        if got is not None and t.published:
+            stages["publish_to_console"].append(got - t.published)
+        busy = sum(max(0.0, min(o.done, t.arrived) - max(o.started, drawn)) for o in others)
+        stages["behind_other_inputs"].append(busy)
+        behind += busy > 0
+    camera = [t for t in others if t.channel == str(Channel.VISION)]
+    return {"cards": len(cards), "cards_behind_other_inputs": behind,
+            "stages_ms": {k: latency_summary(v) for k, v in stages.items()},
+            "camera_observations": len(camera),
+            "camera_observation_ms": latency_summary([t.done - t.started for t in camera]),
+            "camera_observations_stored_with_fsync": sum(1 for t in camera if t.published)}
+
+
 def run(kind: str, hands: int, floor_n: int, seed: int, camera: bool) -> dict[str, Any]:
     work = Path(tempfile.mkdtemp(prefix="bench-table-"))
     broker: Any = embedded_broker(work / "broker").start() if kind == "amqtt" else Mosquitto(work / "mq").start()
@@ -120,6 +166,25 @@ def run(kind: str, hands: int, floor_n: int, seed: int, camera: bool) -> dict[st
         opts.check()
         stack = TableStack(opts, broker=broker).start()
         table = SimulatedTable(stack, opts)
+        draws: list[float] = []
+        states: list[tuple[float, Any]] = []
+        drawn, seen = stack.sim.on_draw, stack.watch.on_console
+
+        def on_draw(uid: bytes, at: float) -> None:
+            draws.append(at)
+            drawn(uid, at)
+
+        def on_console(msg: Any) -> None:
+            seen(msg)
+            if msg.channel is Channel.STATE:
+                states.append((time.monotonic(), msg.body["state"].get("input")))
+
+        stack.sim.on_draw = on_draw
+        if stack.console is not None:
+            stack.console.on_message = on_console  # the console-role client's handler
+        trace: list[Any] = []
+        camera_stats: dict[str, Any] = {}
+        load = [os.getloadavg()[0]]
         t0 = time.monotonic()
         try:
             # The people play through the real console, as in the demo (a card's path is unchanged).
@@ -128,6 +193,13 @@ def run(kind: str, hands: int, floor_n: int, seed: int, camera: bool) -> dict[st
                 table.failures.append(error)
         finally:
             elapsed = time.monotonic() - t0
+            service = getattr(stack.engine, "service", None)
+            if service is not None:
+                trace = list(service.trace)
+            if stack.camera is not None:
+                with contextlib.suppress(RuntimeError):
+                    camera_stats = stack.camera.stats()
+            load.append(os.getloadavg()[0])
             stack.stop()
         after = broker_round_trip(broker, floor_n)
         return {
@@ -138,6 +210,9 @@ def run(kind: str, hands: int, floor_n: int, seed: int, camera: bool) -> dict[st
             "card_drawn_to_console_state_ms": latency_summary(table.latencies),
             "broker_round_trip_ms": latency_summary(before + after),
             "cards_per_s": round(len(table.latencies) / elapsed, 1),
+            "breakdown": trace_breakdown(trace, draws, states) if trace else None,
+            "camera_frames_per_s": round(camera_stats["frames"] / elapsed, 1) if camera_stats else None,
+            "load_average": load,
         }
     finally:
         broker.stop()
@@ -153,6 +228,8 @@ def main() -> int:
     ap.add_argument("--json", action="store_true", help="print the results as JSON lines")
     ap.add_argument("--camera", choices=("off", "on", "both"), default="both",
                     help="also run the simulated camera and the vision service (its own process) beside the table")
+    ap.add_argument("--runs", type=int, default=1,
+                    help="repeat the whole set (camera off, then on) this many times, interleaved")
     args = ap.parse_args()
     ok = True
     # One card-drawn frame at 115200 baud, 10 bits a byte: what the serial link alone costs.
@@ -162,8 +239,10 @@ def main() -> int:
     frame = encode_frame(1, m.Kind.CARD_DRAWN, m.CardDrawn(1, bytes(7), 200).encode())
     wire_ms = len(frame) * 10 / 115200 * 1000
     cameras = {"off": [False], "on": [True], "both": [False, True]}[args.camera]
-    runs = [(kind.strip(), cam) for cam in cameras for kind in args.brokers.split(",")]
+    runs = [(kind.strip(), cam) for _ in range(args.runs) for kind in args.brokers.split(",") for cam in cameras]
     print(f"load average before: {os.getloadavg()[0]:.2f} on {os.cpu_count()} cores")
+    # The camera-off run just before, per broker: what the camera's run is compared with.
+    off: dict[str, dict[str, Any]] = {}
     for kind, cam in runs:
         try:
             res = run(kind, args.hands, args.floor, args.seed, cam)
@@ -176,11 +255,27 @@ def main() -> int:
         lat, flo = res["card_drawn_to_console_state_ms"], res["broker_round_trip_ms"]
         goal = lat["p99"] is not None and lat["p99"] < 25
         ok &= goal and not res["failures"]
-        print(f"{kind:9s} camera {'on ' if cam else 'off'} card drawn -> console state: n={lat['n']} p50={lat['p50']} ms p99={lat['p99']} ms "
-              f"max={lat['max']} ms ({'meets' if goal else 'MISSES'} p99 < 25 ms); "
-              f"broker round trip (floor): p50={flo['p50']} ms p99={flo['p99']} ms; "
+        load = "-".join(f"{x:.1f}" for x in res["load_average"])
+        ratio = ""
+        if not cam:
+            off[kind] = lat
+        elif kind in off and off[kind]["p50"] and off[kind]["p99"] and lat["p50"] and lat["p99"]:
+            ratio = (f"; against camera off just before: p50 x{lat['p50'] / off[kind]['p50']:.2f}, "
+                     f"p99 x{lat['p99'] / off[kind]['p99']:.2f}")
+        fps = f", camera read {res['camera_frames_per_s']} frames/s" if cam and res["camera_frames_per_s"] is not None else ""
+        print(f"{kind:9s} camera {'on ' if cam else 'off'} card drawn -> console state: n={lat['n']} p50={lat['p50']} ms "
+              f"p99={lat['p99']} ms max={lat['max']} ms ({'meets' if goal else 'MISSES'} p99 < 25 ms){ratio}; "
+              f"load average {load}; broker round trip (floor): p50={flo['p50']} ms p99={flo['p99']} ms; "
               f"card frame on the wire ~{wire_ms:.2f} ms; {res['hands']} hands verified, "
-              f"{res['cards_per_s']} cards/s" + (f"; FAILURES: {res['failures']}" if res["failures"] else ""))
+              f"{res['cards_per_s']} cards/s{fps}" + (f"; FAILURES: {res['failures']}" if res["failures"] else ""))
+        b = res["breakdown"]
+        if b:
+            stages = ", ".join(f"{k} {v['p50']}/{v['p99']}" for k, v in b["stages_ms"].items())
+            print(f"    where a card's time went (p50/p99 ms): {stages}; {b['cards_behind_other_inputs']} of "
+                  f"{b['cards']} cards came while the engine was on another input"
+                  + (f"; {b['camera_observations']} camera observations, each {b['camera_observation_ms']['p50']}/"
+                     f"{b['camera_observation_ms']['p99']} ms in the engine, "
+                     f"{b['camera_observations_stored_with_fsync']} published a state" if cam else ""))
     return 0 if ok else 1
 
 

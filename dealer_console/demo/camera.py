@@ -17,9 +17,7 @@ Only the capture is a fake; everything from the frame on is the production code.
 
 from __future__ import annotations
 
-import contextlib
 import logging
-import os
 import signal
 import threading
 import time
@@ -32,7 +30,7 @@ import numpy as np
 from engine import wire
 from engine.bus import BusClient
 from engine.wire import Role
-from vision.service import VisionCore, run_capture
+from vision.service import VisionCore, lower_priority, run_capture
 
 log = logging.getLogger("studtable.demo.camera")
 
@@ -354,9 +352,10 @@ def _camera_main(conn: Any, login: dict[str, Any], table: str, seats: int, seed:
     logging.basicConfig(level=log_level, format="%(asctime)s %(name)s %(levelname)s %(message)s")
     # The camera is a second opinion next to the shoe; the shoe -> engine -> console path is what the
     # dealer waits on.  On a shared machine the vision service yields the CPU to it (a real table runs
-    # it with Nice=10 in its systemd unit, or on its own core; docs/deploy.md).
-    with contextlib.suppress(OSError):
-        os.nice(10)
+    # it with Nice=10 in its systemd unit, or on its own core; docs/deploy.md), in a session of its own:
+    # in the demo's session its CPU was charged to the table's share (the kernel's autogroups), and
+    # the shoe card's median doubled whatever its nice value (lower_priority, docs/vision.md session 11).
+    lower_priority(10, own_group=True)
 
     broker = SimpleNamespace(host=login["host"], port=login["port"],
                              login=lambda role, device=None: (login["user"], login["password"]))
