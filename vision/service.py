@@ -198,7 +198,7 @@ class FrameReader:
         self._thread.join(0.5)
 
 
-def lower_priority(niceness: int = NICENESS, *, own_group: bool = False) -> int:
+def lower_priority(niceness: int = NICENESS, *, own_group: bool = False, group_niceness: int | None = None) -> int:
     """Make this process yield the CPU to the table's other services; returns the new niceness.
 
     The camera is a second opinion next to the shoe; the shoe -> bridge -> engine -> console path is
@@ -213,7 +213,7 @@ def lower_priority(niceness: int = NICENESS, *, own_group: bool = False) -> int:
     own, where nice changes nothing against the engine's.  So the session's group is lowered too
     (``/proc/self/autogroup``) when the process leads its session, and ``own_group`` first makes
     it one (a child that is no process group leader: not ``vision run`` in a terminal, whose
-    Ctrl-C must still reach it).
+    Ctrl-C must still reach it).  ``group_niceness`` (default: ``niceness``) is the group's.
     """
     try:
         got = os.nice(max(0, niceness - os.nice(0)))
@@ -228,7 +228,7 @@ def lower_priority(niceness: int = NICENESS, *, own_group: bool = False) -> int:
     if os.getsid(0) == os.getpid():
         try:
             with open("/proc/self/autogroup", "w", encoding="ascii") as fh:
-                fh.write(str(niceness))
+                fh.write(str(niceness if group_niceness is None else group_niceness))
         except OSError:  # no autogroup (a kernel without it, or off): nice is what counts
             pass
     return got

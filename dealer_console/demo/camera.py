@@ -354,8 +354,10 @@ def _camera_main(conn: Any, login: dict[str, Any], table: str, seats: int, seed:
     # dealer waits on.  On a shared machine the vision service yields the CPU to it (a real table runs
     # it with Nice=10 in its systemd unit, or on its own core; docs/deploy.md), in a session of its own:
     # in the demo's session its CPU was charged to the table's share (the kernel's autogroups), and
-    # the shoe card's median doubled whatever its nice value (lower_priority, docs/vision.md session 11).
-    lower_priority(10, own_group=True)
+    # the shoe card's median doubled whatever its nice value (docs/vision.md, session 11).  Its group
+    # keeps nice 0: at 10, beside other people's work on a two-core box, it read 1-2 frames a second
+    # and the card was no faster.
+    lower_priority(10, own_group=True, group_niceness=0)
 
     broker = SimpleNamespace(host=login["host"], port=login["port"],
                              login=lambda role, device=None: (login["user"], login["password"]))
