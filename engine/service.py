@@ -13,7 +13,12 @@ store, and the order that makes the table durable:
 
 Every input is stored before any of its effects is published, so after a
 crash (even SIGKILL) the engine replays the store and carries on with the
-hand exactly where it was; a message the broker delivers again is found in
+hand exactly where it was.  A camera observation is appended without an fsync
+of its own (the next one covers it: a shoe card's, or the engine's own within
+``SYNC_AFTER_S``); its PUBACK waits for that, ``publish`` syncs before it shows
+anything, and a state goes out for it only when the table's state changed, so
+the shoe card after a run of observations does not wait behind an fsync and a
+publish for each.  A message the broker delivers again is found in
 the store by its (source, session, seq) and ignored.  A refused input is
 stored too: replaying it refuses it again, so the replay stays exact.
 """
@@ -764,9 +769,9 @@ class EngineService:
         except StoreError as exc:
             log.error("%s; the state is not published until the store syncs", exc)
             return
-        self._state_sent, self._state_sent_at = sent, now
         try:
             self._bus.publish(Channel.STATE, "state", state=state)
+            self._state_sent, self._state_sent_at = sent, now
         except WireError:
             log.exception("the state could not be published; the next input publishes it again")
         if self._tracing is not None and not self._tracing.published:
