@@ -37,7 +37,9 @@ PIP_RANKS = "A23456789T"  # the cards whose corners show an index or pips (court
 RANKS_MIN = 5.5  # distinct pictures among a suit's ten pip cards (mean over suits): an index shows 6-10, pips 1-4
 RANKS_SHARE = 0.7  # ... and at least this share of the best corner's (a scanned deck's pips differ a little)
 SAME = 0.97  # two corner windows whose difference from the deck's mean correlates this well are one picture
-BLANK = 3.0  # spread (0-255) of that difference under which a corner shows what every card shows there
+SHIFT = 2  # template px either way two cards' corners are compared at (scans lie a pixel or two apart)
+BLANK = 3.0  # spread (0-255) of that difference under which a corner shows what every card shows there, ...
+BLANK_SHARE = 0.2  # ... or under this share of the typical spread at the deck's most inked corner
 
 
 class IndexLayout(NamedTuple):
@@ -74,18 +76,23 @@ def corner_windows(card: np.ndarray, corner: str) -> np.ndarray:
     return out
 
 
-def distinct_ranks(windows: Sequence[np.ndarray]) -> float:
+def distinct_ranks(windows: Sequence[np.ndarray], blank: float = BLANK) -> float:
     """How many different pictures a corner shows among the ten pip cards of a suit (A to 10), the
     mean over the suits; ``windows`` are the 52 cards' corner windows in engine order.
 
     What every card shows there (paper, a frame, where the suit sign sits) is taken off first;
     two cards show one picture when what is left of them correlates :data:`SAME` or better, or
     when little is left of either (a blank corner, a frame every card has)."""
-    x = np.stack([w.astype(np.float64) for w in windows])
-    x = x - x.mean(axis=(1, 2), keepdims=True)
-    x = x - x.mean(axis=0, keepdims=True)
-    energy = np.sqrt((x[..., 0] ** 2).reshape(len(x), -1).mean(axis=1))
-    unit = x.reshape(len(x), -1) / np.maximum(np.linalg.norm(x.reshape(len(x), -1), axis=1), 1e-9)[:, None]
+    x = _residual(windows)
+    energy = _energy(x)
+    # A scanned deck's cards lie a pixel or two apart on their scans: compare each card's middle with
+    # the other's at every shift within SHIFT px (the same pip, shifted, is still the same picture).
+    s = SHIFT
+    mid = x[:, s:-s, s:-s].reshape(len(x), -1)
+    mid = mid / np.maximum(np.linalg.norm(mid, axis=1), 1e-9)[:, None]
+    shifted = np.stack([x[:, s + dy : x.shape[1] - s + dy, s + dx : x.shape[2] - s + dx].reshape(len(x), -1)
+                        for dy in range(-s, s + 1) for dx in range(-s, s + 1)], axis=1)  # (N, shifts, D)
+    shifted = shifted / np.maximum(np.linalg.norm(shifted, axis=2), 1e-9)[:, :, None]
     counts = []
     for suit in "cdhs":
         idx = [i for i, c in enumerate(DECK) if c.suit == suit and c.rank in PIP_RANKS]
@@ -93,11 +100,25 @@ def distinct_ranks(windows: Sequence[np.ndarray]) -> float:
         for a in range(len(idx)):
             for b in range(a + 1, len(idx)):
                 i, j = idx[a], idx[b]
-                blank_i, blank_j = energy[i] < BLANK, energy[j] < BLANK
-                if (blank_i and blank_j) or (not blank_i and not blank_j and float(unit[i] @ unit[j]) >= SAME):
+                blank_i, blank_j = energy[i] < blank, energy[j] < blank
+                if (blank_i and blank_j) or (not blank_i and not blank_j and float((shifted[j] @ mid[i]).max()) >= SAME):
                     parent[_root(parent, a)] = _root(parent, b)
         counts.append(len({_root(parent, a) for a in range(len(idx))}))
     return float(np.mean(counts))
+
+
+def _residual(windows: Sequence[np.ndarray]) -> np.ndarray:
+    """The corner windows (N, h, w, 3) with each one's channel means and then the deck's mean window taken off."""
+    x = np.stack([w.astype(np.float64) for w in windows])
+    x = x - x.mean(axis=(1, 2), keepdims=True)
+    out: np.ndarray = x - x.mean(axis=0, keepdims=True)
+    return out
+
+
+def _energy(x: np.ndarray) -> np.ndarray:
+    """Each residual window's brightness spread (N,)."""
+    out: np.ndarray = np.sqrt((x[..., 0] ** 2).reshape(len(x), -1).mean(axis=1))
+    return out
 
 
 def _root(parent: list[int], a: int) -> int:
@@ -111,7 +132,10 @@ def measure(cards: Sequence[np.ndarray]) -> IndexLayout:
     ``engine.cards.DECK``)."""
     if len(cards) != len(DECK) or cards[0].shape[1] != CARD_W:
         raise ValueError("measure() takes the 52 canonical cards in engine order")
-    r = [distinct_ranks([corner_windows(c, k) for c in cards]) for k in CORNERS]
+    windows = [[corner_windows(c, k) for c in cards] for k in CORNERS]
+    # blank: what is left of a corner is small against the inked corners' (a scan's noise is not ink)
+    inked = max(float(np.median(_energy(_residual(w)))) for w in windows)
+    r = [distinct_ranks(w, max(BLANK, BLANK_SHARE * inked)) for w in windows]
     best = max(r)
     has = [v >= RANKS_MIN and v >= RANKS_SHARE * best for v in r]
     tl, tr, br, bl = has
