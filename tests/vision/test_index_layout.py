@@ -95,14 +95,15 @@ def test_a_deck_with_its_index_at_the_top_right_and_bottom_left_reads_its_rows(f
 def test_a_deck_printed_at_the_top_right_only_reads_no_pip_as_an_index(faces_dir) -> None:
     """No covered card of ``anglo+onecorner+mirror`` shows its index (the next card covers it): its
     pips matched index templates up to 0.94 and were read as cards.  Two full tables: before the
-    layout was learned 24 cards were read as another card and 6 false cards were reported; now the
-    top cards are read, a covered first card is reported face up but unread, the rest left out."""
+    layout was learned 20 of 65 up cards were read right, 24 as another card, with 6 false cards;
+    now a covered card is read from its visible strip only when that is clear (24 right, 4 as
+    another card, no false card), and the top cards from their index at the top right."""
     directory = faces_dir("anglo+onecorner+mirror")
     model = _enrolled(directory)
     assert model.layout.views == (False, True)
     fs = FaceSet.load(directory)
     total = Score()
-    tops = read_tops = unread_firsts = 0
+    tops = read_tops = 0
     for seed in (101, 102):
         scene = render_scene(fs, seed, seats=8, street=6, all_active=True)
         dets = Detector(model, calibrate(scene.image, scene.layout)).detect(scene.image)
@@ -112,12 +113,11 @@ def test_a_deck_printed_at_the_top_right_only_reads_no_pip_as_an_index(faces_dir
         last = {t.seat: max(u.order for u in ups if u.seat == t.seat) for t in ups}
         tops += sum(1 for t in ups if t.order == last[t.seat])
         read_tops += sum(1 for t in ups if t.order == last[t.seat] and t.code in codes)
-        unread_firsts += sum(1 for d in dets if d.face_up and d.card is None and d.covered and d.order == 0)
     misread = [e for e in total.errors if " up #" in e and not e.endswith(("read None", "read nothing"))]
     assert total.false_cards == 0, total.errors
-    assert len(misread) <= 2, misread
+    assert len(misread) <= 6, misread
+    assert total.up_correct >= 22, total.errors
     assert read_tops >= tops - 2 and tops >= 14
-    assert unread_firsts >= 10
 
 
 def test_a_deck_printed_at_the_top_left_only_reads_its_rows(faces_dir) -> None:

@@ -118,6 +118,7 @@ class Detector(BlobStage, StripStage, DiscriminantStage, UniqueStage):
         self._strip_stage(face_rows, reads, opts)
         self._discriminant_stage(face_rows, reads, opts)
         self._explain_away(face_rows, reads)
+        self._hidden = self._hidden_index_looks(face_rows, reads)  # a deck printed at the top right only
         out, faces = self._emit(rows, reads)
         if self.p.unique:
             self._unique(out, faces, reads, opts)
@@ -168,11 +169,22 @@ class Detector(BlobStage, StripStage, DiscriminantStage, UniqueStage):
                 present = max(score, float(np.max(read.total, initial=-np.inf)))
                 gated = (covered and i > 0 and present < self.p.covered_min and not rescued) or i in r.ghosts
                 hidden = not self.index_views[0] and present < self.p.hidden_index_min  # no index in its visible strip
-                if covered and i > 0 and hidden:
-                    gated = True
+                if covered and hidden and i == 0:
+                    gated = False  # (the row's first card: its corner is where the row starts)
+                if covered and hidden and not gated:
+                    # Its corner says where it lies, not which card it is: read from its visible strip
+                    # alone if that is clear (the row's first card, else, face up and unread; another, else, left out).
+                    look = self._hidden.get(Key(id(r), r.way, i))
+                    clear = look is not None and look[1] >= self.p.hidden_strip_min and look[2] >= self.p.hidden_strip_lead
+                    if look is not None and look[0] not in near and clear:
+                        label, score = look[0], 1.0
+                    elif i > 0:
+                        gated = True  # (a pip's corner can pass for a card's: only a read strip says a card lies there)
+                    else:
+                        score = -1.0
                 if gated:
                     continue
-                if covered and i == 0 and self.partial_index and (hidden or (present < self.p.covered_min and not rescued)):
+                if covered and i == 0 and self.partial_index and not hidden and present < self.p.covered_min and not rescued:
                     score = -1.0  # a one-corner deck's first card, its index not in view: a card face up, unread
 
                 tc = self._card_corners(r, p / self.scale, r.way)

@@ -51,7 +51,7 @@ class FineMatch(DetectorState):
     def _mask_no_index(self, scores: np.ndarray) -> np.ndarray:
         """Coarse scores (positions, coarse templates: two views per label) with the views that carry
         no index scored -1 (nothing scores lower): the plan is laid on index corners only."""
-        if not self.partial_index:
+        if not self.partial_index or not self.index_views[0]:  # (a hidden index: the plan locates cards by any view)
             return scores
         out = scores.copy()
         faces = 2 * int(np.count_nonzero(self.coarse_ids != BACK))
@@ -149,9 +149,18 @@ class FineMatch(DetectorState):
         for j, job in enumerate(jobs):
             cand[j, : len(job.cand)] = job.cand
         valid = np.arange(lmax)[None, :] < ncand[:, None]
+        # A deck printed at one corner: every corner is matched only with the views that carry an index;
+        # but where no covered card shows one upright (printed at the top right only), a covered card's
+        # corner is still matched with every view, to say where the card lies (its pips' corner, its
+        # blank paper, on its own card), not which card it is (that is left to its strip, see
+        # StripStage._hidden_index_looks).
+        hidden = self.partial_index and not self.index_views[0]
+        locate = np.array([job.card >= 0 and len(job.views) == 1 for job in jobs])[vj][:, None] if hidden else None
+
         def table_of(full: np.ndarray, index_only: np.ndarray) -> np.ndarray:  # (V, L * width)
-            # a deck printed at one corner: every corner is matched only with the views that carry an index
             t: np.ndarray = (index_only if self.partial_index else full)[cand[vj]].reshape(len(vj), -1)
+            if locate is not None:
+                t = np.where(locate, full[cand[vj]].reshape(len(vj), -1), t)
             return t
 
         if lmax > self.p.shortlist:

@@ -44,6 +44,8 @@ class DetectParams:
     # a deck whose index no covered card shows upright (printed at the top right only): a covered card
     # is believed from its corner (it lies turned round) only this well; pips matched up to 0.94
     hidden_index_min: float = 0.95
+    hidden_strip_min: float = 0.85  # ... and read from its visible strip alone when the best card matches it this well
+    hidden_strip_lead: float = 0.03  # ... and this much better than the next
     strip_rescue: float = 0.88
     wide_below: float = 0.9  # a corner matching less well than this is matched again over the whole band's height
     wide_gain: float = 0.03  # ... and that reading is believed only if it matches this much better

@@ -47,6 +47,7 @@ class DetectorState:
     partial_index: bool  # one of them does not (a deck printed at one corner)
     _covered_primary: np.ndarray  # primary and label_tids for a covered card: index views only
     _covered_tids: np.ndarray
+    _hidden: dict[Key, tuple[int, float, float]]  # covered cards read from their visible strip alone
     is_face: np.ndarray
     face_thumbs: np.ndarray
     # the strip look (step 5)

@@ -126,6 +126,38 @@ class StripStage(DetectorState):
         best: np.ndarray = strip.reshape(len(looks), self.p.strip_labels, per_label).max(axis=2)
         return best
 
+    def _hidden_index_looks(self, face_rows: list[Row], reads: Reads) -> dict[Key, tuple[int, float, float]]:
+        """Covered cards of a deck whose index no covered card shows upright (printed at the top right
+        only), read from their visible strip alone: every label's whole card over the columns the
+        card shows (its pips, a court's art).  Per card: (best label, its strip score, its lead over
+        the next label)."""
+        out: dict[Key, tuple[int, float, float]] = {}
+        if self.index_views[0] or not len(self.deck.cards):
+            return out
+        labels = np.array(sorted(lab for lab in self.strip_by_label if lab != BACK))
+        groups = [labels[k : k + self.p.strip_labels] for k in range(0, len(labels), self.p.strip_labels)]
+        if any(len(g) < self.p.strip_labels for g in groups):
+            return out
+        looks: list[Look] = []
+        keys: list[Key] = []
+        for r in face_rows:
+            n = len(r.positions)
+            for i in range(n - 1):
+                key = Key(id(r), r.way, i)
+                if reads[key].score >= self.p.hidden_index_min:
+                    continue
+                p = r.positions[i]
+                for g in groups:
+                    looks.append(Look(r, (p, 0), r.positions[i + 1] - p, g))
+                keys.append(key)
+        if not keys:
+            return out
+        sc = self._strip_scores(looks).reshape(len(keys), -1)  # (cards, 52) in label order
+        for key, row in zip(keys, sc, strict=True):
+            order = np.argsort(-row)
+            out[key] = (int(labels[order[0]]), float(row[order[0]]), float(row[order[0]] - row[order[1]]))
+        return out
+
     def _explain_away(self, face_rows: list[Row], reads: Reads) -> None:
         """A covered card the card below it explains is not a card.
 
