@@ -20,14 +20,14 @@ import cv2
 import numpy as np
 
 from vision.detect.model import Detection, Row
-from vision.detect.rows import RowStage
+from vision.detect.tabled import TabledStage
 
 #: blobs kept from the last frame: (geometry, look, the detections of it and of the parts it was cut
 #: into, the outlines among them that were occluders)
 Memory = list[tuple[np.ndarray, np.ndarray, list[Detection], list[np.ndarray]]]
 
 
-class BlobStage(RowStage):
+class BlobStage(TabledStage):
     """Step 2 (and the reuse of unchanged blobs)."""
 
     reuse: bool
@@ -119,7 +119,14 @@ class BlobStage(RowStage):
                     queue.append((core, depth + 1, blob_id, was_opened))
                     continue
             if fill < 0.7 or not options:
-                # Not one row of parallel cards.  Touching rows (or a chip against a row) come apart
+                # Not one row of parallel cards.  Cards tabled at showdown (fanned, heaped) are read
+                # corner first, if their corners explain the blob (vision.detect.tabled).
+                if depth == 0 and area > 1.2 * card_area:
+                    tabled = self._tabled(frame, tab, blob_id)
+                    if tabled is not None:
+                        out.extend(tabled)
+                        continue
+                # Touching rows (or a chip against a row) come apart
                 # at their narrow neck; what does not is a hand, an arm, a heap: an occluder.
                 # (A card with a thin line hanging on it fills its rectangle badly: cut that too.)
                 if depth < 2 and area > 0.6 * card_area:

@@ -83,6 +83,7 @@ class Detector(BlobStage, StripStage, DiscriminantStage, UniqueStage):
         ) if len(plain_faces) else np.zeros((0, 0), np.float32)
         if len(deck.cards):
             self._strip_setup()
+        self._tabled_setup()
         #: Table-space outlines of the last frame's big blobs that are not cards (hands, arms):
         #: the tracker holds a seat still while something covers it.
         self.occluders: list[np.ndarray] = []

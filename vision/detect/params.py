@@ -25,6 +25,15 @@ class DetectParams:
     tall_mm: float = 3.0  # a row blob taller than a card by this much is measured on its opening (something touches it)
     open_max: float = 0.45  # ... unless it took off more than this many cards' area: no chip, but a hand's fingers
     down_gap_mm: float = 8.0  # gap between face-down cards side by side
+    # -- step 2, a blob that is no row: cards tabled at showdown (vision.detect.tabled), read corner first
+    tabled_eps_mm: float = 1.2  # the outline cut into straight sides this close to it
+    tabled_side_mm: float = 8.0  # a card's edge: a side at least this long
+    tabled_round_mm: float = 1.5  # a card's sharp corner lies this far beyond the end of its straight edge
+    tabled_coarse: float = 0.55  # ... a corner whose best coarse match (half scale, plain views) is under this is not looked at again
+    tabled_labels: int = 6  # the best coarse labels of a corner matched at full scale
+    tabled_min: float = 0.86  # a corner matching this well is a card (a covered card's corner in a row must too)
+    tabled_m2: float = 2.5  # ... and whose window lies this near the card's corners as the discriminant measures (index_m2)
+    tabled_cover: float = 0.5  # the cards read must cover this share of the blob, or it is no tabled hand
     # -- step 3: cutting rows into cards
     min_gap: float = 0.22  # stud row offsets, as fractions of a card width: at least ...
     max_gap: float = 0.68  # ... and at most

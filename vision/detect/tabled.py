@@ -1,0 +1,365 @@
+"""Cards tabled at showdown: a blob that is no row, read corner first.
+
+At showdown a player tables up to seven cards fanned round a pivot, heaped at any angle or
+spread apart: one blob whose cards lie at different angles and show only part of their
+outline, so the rows of step 3 (cards along one axis, their corners along one edge) do not
+apply.  What every tabled card whose index shows does show is one corner of its own on the
+blob's outline, with the two straight edges that meet there (in a fan each card's top-left
+corner sticks out past the card below it; a heaped card's index corner is where the index is
+read from, and a card lying over it would hide the index).  So:
+
+1. the blob's outline (table mm) is cut into straight sides (``approxPolyDP``), each long
+   side's line fitted to the outline points along it;
+2. two long sides meeting at about a right angle, turning the outline's way, make a card
+   corner; of its two edges, the one that comes first turning the card's way round is its
+   short side if the corner is an index corner (top left, or bottom right turned round), so
+   each corner is one hypothesis: the card lies in the quadrant of the two edges, the index
+   strip at the corner;
+3. every hypothesis's corner strip is cut out of the frame at the template scale, turned by
+   -2, 0 and 2 degrees, and matched with the enrolled corner templates (both views: a card
+   lying the other way shows its other index there) over +-3 px, as the rows' fine match does,
+   the blank-paper gate included; the best four labels are matched again with every
+   camera-like variant;
+4. a corner that matches ``tabled_min`` or better is a card (its whole outline follows from
+   the corner and the card's size); one card of a label per blob, the surest kept.
+
+The reading is taken for the blob only when the cards it found cover ``tabled_cover`` of it;
+otherwise the blob goes on as before (cut at necks, opened, split by colour, or an occluder: a
+hand over a row, a chip on a row's corner).  A tabled card whose index is covered is not
+reported: it has no corner that reads.
+"""
+
+from __future__ import annotations
+
+import math
+
+import cv2
+import numpy as np
+
+from vision.deck import (
+    BACK,
+    QUERY_BLUR,
+    STRIP_H,
+    STRIP_W,
+    STRIP_X0,
+    STRIP_Y0,
+    RawWindows,
+    WindowSource,
+    centred,
+    channels,
+    embed_raw,
+    raw_windows,
+    raw_windows_at,
+)
+from vision.detect.lda import DiscriminantStage
+from vision.detect.model import Detection
+from vision.detect.rows import RowStage
+from vision.window_match import gather_windows, window_scores
+
+_PAD = 3  # template px of slack either way round the corner
+_TURNS = (-2.0, 0.0, 2.0)  # degrees: an outline fitted at half size is a degree or two off
+
+
+class TabledStage(DiscriminantStage, RowStage):
+    """Reading a blob of tabled cards (see the module's docstring)."""
+
+    def _tabled_setup(self) -> None:
+        """The line finder for the edges inside a blob."""
+        self._lsd = cv2.createLineSegmentDetector()
+
+    def _tabled(self, frame: np.ndarray, tab: np.ndarray, blob_id: int) -> list[Detection] | None:
+        """The tabled cards of a blob that is no row (``tab``: its outline in table mm), or None when
+        the corners that read do not explain the blob (then it is not a showdown hand)."""
+        corners = self._card_corners_of(frame, tab)
+        if not corners:
+            return None
+        found = self._read_corners(frame, corners)
+        if not found:
+            return None
+        # one card of a label per blob: the surest (a card may show both its index corners)
+        best: dict[int, tuple[float, np.ndarray]] = {}
+        for label, score, tc in found:
+            if label not in best or score > best[label][0]:
+                best[label] = (score, tc)
+        if self._cover(tab, [tc for _s, tc in best.values()]) < self.p.tabled_cover:
+            return None
+        out = []
+        for k, (label, (score, tc)) in enumerate(sorted(best.items(), key=lambda kv: -kv[1][0])):
+            out.append(Detection(self.deck.code(label), True, self.calib.to_image(tc), tc, score, covered=True,
+                                 blob=blob_id, order=k))
+        return out
+
+    def _card_corners_of(self, frame: np.ndarray, tab: np.ndarray) -> list[tuple[np.ndarray, np.ndarray, np.ndarray]]:
+        """Where a card's index corner may lie: both ends of every straight card edge in the blob.
+
+        A tabled card whose index shows shows the corner it is printed at, and at least one of the
+        two edges meeting there; in a fan that edge mostly lies over the card below (the outline
+        only holds the fan's ends), where the camera sees it as the card's printed border and its
+        shadow.  So the edges are the outline's straight sides and the straight lines the frame
+        shows inside the blob (``cv2.LineSegmentDetector`` on the blob's pixels); a card's other
+        edge through the corner is square to it, on the blob's side (either side of an edge inside
+        the blob).  Of the two ways a card can lie at a corner (which edge is its width) only one puts
+        an index there (x cross y > 0, as a card's top left): one hypothesis for each end and side,
+        (corner, the index strip's x and y directions), table mm.
+        """
+        contour = tab.reshape(-1, 1, 2).astype(np.float32)
+        edges: list[tuple[np.ndarray, np.ndarray, float, bool]] = []  # (start, unit direction, length, on the outline)
+        poly = cv2.approxPolyDP(contour, self.p.tabled_eps_mm, True).reshape(-1, 2).astype(np.float64)
+        pts = tab.reshape(-1, 2).astype(np.float64)
+        for i in range(len(poly) if len(poly) >= 3 else 0):
+            a, b = poly[i], poly[(i + 1) % len(poly)]
+            length = float(np.linalg.norm(b - a))
+            if length >= self.p.tabled_side_mm:
+                p0, u = self._fit_side(pts, a, b)
+                ta, tb = float((a - p0) @ u), float((b - p0) @ u)
+                edges.append((p0 + u * ta, u, tb - ta, True))
+        edges.extend(self._inner_edges(frame, tab))
+        out: list[tuple[np.ndarray, np.ndarray, np.ndarray]] = []
+        seen: set[tuple[int, int, int]] = set()
+        for start, u, length, outline in edges:
+            normal = np.array([-u[1], u[0]])
+            mid = start + u * length / 2
+            sides = [s for s in (normal, -normal)
+                     if cv2.pointPolygonTest(contour, (float(mid[0] + 3 * s[0]), float(mid[1] + 3 * s[1])), False) >= 0]
+            if outline:
+                sides = sides[:1]
+            for side in sides:
+                for corner0, along in ((start, u), (start + u * length, -u)):
+                    # the straight part ends short of a rounded corner: the sharp corner lies beyond it
+                    corner = corner0 - along * self.p.tabled_round_mm
+                    ex, ey = (along, side) if along[0] * side[1] - along[1] * side[0] > 0 else (side, along)
+                    if ex is along and length > self.w_mm + 5.0:  # a side longer than a card's width is no short side
+                        continue
+                    # (an edge found twice, as a printed border's two sides or the outline and a line beside it)
+                    cell = (round(corner[0] / 2.0), round(corner[1] / 2.0), round(math.degrees(math.atan2(ex[1], ex[0])) / 3.0))
+                    if cell in seen:
+                        continue
+                    seen.add(cell)
+                    out.append((corner, ex, ey))
+        return out
+
+    def _inner_edges(self, frame: np.ndarray, tab: np.ndarray) -> list[tuple[np.ndarray, np.ndarray, float, bool]]:
+        """Straight lines inside the blob at least a card edge long (``tabled_side_mm``), table mm."""
+        img = self.calib.to_image(tab.reshape(-1, 2))
+        x0, y0 = np.maximum(np.floor(img.min(axis=0)).astype(int) - 3, 0)
+        x1, y1 = np.minimum(np.ceil(img.max(axis=0)).astype(int) + 3, [frame.shape[1], frame.shape[0]])
+        if x1 - x0 < 8 or y1 - y0 < 8:
+            return []
+        grey = cv2.cvtColor(frame[y0:y1, x0:x1], cv2.COLOR_BGR2GRAY)
+        lines = self._lsd.detect(grey)[0]
+        if lines is None:
+            return []
+        seg = lines.reshape(-1, 2, 2).astype(np.float64) + [x0, y0]
+        tabs = self.calib.to_table(seg.reshape(-1, 2)).reshape(-1, 2, 2)
+        d = tabs[:, 1] - tabs[:, 0]
+        length = np.linalg.norm(d, axis=1)
+        out = []
+        for k in np.flatnonzero(length >= self.p.tabled_side_mm):
+            out.append((tabs[k, 0], d[k] / length[k], float(length[k]), False))
+        return out
+
+    @staticmethod
+    def _fit_side(pts: np.ndarray, a: np.ndarray, b: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        """The line through the outline points along the side a -> b (its middle: a rounded card
+        corner bends the ends), as (point, unit direction a -> b)."""
+        d = b - a
+        length = float(np.linalg.norm(d))
+        u = d / max(length, 1e-9)
+        rel = pts - a
+        t = rel @ u
+        off = np.abs(rel[:, 0] * u[1] - rel[:, 1] * u[0])
+        trim = min(4.0, 0.2 * length)
+        sel = pts[(t > trim) & (t < length - trim) & (off < 2.0)]
+        if len(sel) < 2:
+            return a, u
+        vx, vy, x0, y0 = cv2.fitLine(sel.astype(np.float32), cv2.DIST_HUBER, 0, 0.01, 0.01).ravel()
+        v = np.array([vx, vy], np.float64)
+        if v @ u < 0:
+            v = -v
+        return np.array([x0, y0], np.float64), v
+
+    def _regions(self, frame: np.ndarray, poses: list[tuple[np.ndarray, np.ndarray, np.ndarray]]) -> list[np.ndarray]:
+        """Each pose's corner strip with ``_PAD`` px round it, at the template scale, as blurred channels."""
+        size = (STRIP_X0 + STRIP_W + 2 * _PAD, STRIP_Y0 + STRIP_H + 2 * _PAD)
+        out = []
+        for corner, ux, uy in poses:
+            crop = self._crop(frame, corner - (ux + uy) * _PAD / self.scale, ux, uy, size)
+            out.append(cv2.GaussianBlur(channels(crop), (0, 0), QUERY_BLUR))
+        return out
+
+    def _read_corners(self, frame: np.ndarray, corners: list[tuple[np.ndarray, np.ndarray, np.ndarray]]
+                      ) -> list[tuple[int, float, np.ndarray]]:
+        """Each hypothesised corner's reading: (label, score, the card's table corners) where it
+        matches ``tabled_min`` or better.
+
+        First every corner as fitted, at half the template scale, against the plain views (the rows'
+        coarse scan, +-3 px); the corners that pass ``tabled_coarse`` are matched at full scale,
+        +-2 px round where the coarse match put them, turned -2, 0 and 2 degrees, against every view
+        and variant of their best coarse labels (compiled, as the rows' fine match), and the
+        discriminant has its word (:meth:`_tabled_lda`)."""
+        size_x, hr = STRIP_X0 + STRIP_W + 2 * _PAD, STRIP_Y0 + STRIP_H + 2 * _PAD
+        regions = self._regions(frame, corners)
+        cs = (STRIP_W // self.p.scan, STRIP_H // self.p.scan)
+        small = [cv2.resize(r, (size_x // self.p.scan, hr // self.p.scan), interpolation=cv2.INTER_AREA) for r in regions]
+        sh, sw = small[0].shape[:2]
+        ncx = sw - cs[0] + 1
+        nwc = (sh - cs[1] + 1) * ncx
+        coarse = (embed_raw(raw_windows_sized(small, cs), self.c_mean, self.c_weight) @ self.coarse).reshape(len(corners), nwc, -1)
+        lab = coarse.max(axis=1)
+        lab = np.maximum(lab[:, 0::2], lab[:, 1::2])  # per label: either plain view (as the rows' scan)
+        keep = np.flatnonzero(lab.max(axis=1) >= self.p.tabled_coarse)
+        if not len(keep):
+            return []
+        span = 5  # fine windows each way round the coarse match's place (+-2 px)
+        poses, cands, starts = [], [], []
+        for h in keep:
+            corner, ex, ey = corners[h]
+            cy, cx = divmod(int(coarse[h].max(axis=1).argmax()), ncx)
+            x0 = min(max(self.p.scan * cx - 2, 0), size_x - STRIP_W + 1 - span)
+            y0 = min(max(self.p.scan * cy - 2, 0), hr - STRIP_H + 1 - span)
+            top = self.coarse_ids[np.argsort(-lab[h])[: self.p.tabled_labels]]
+            cands.append(top[top != BACK] if (top != BACK).any() else top)
+            for turn in _TURNS:
+                poses.append((corner, _turned(ex, turn), _turned(ey, turn)))
+                starts.append((x0, y0))
+        fine = self._regions(frame, poses)
+        nwin = span * span
+        # the fine match as the rows' (vision.window_match): the regions stacked into one atlas
+        atlas = WindowSource(np.concatenate(fine, axis=0), STRIP_H, STRIP_W)
+        at = np.array([(k * hr + y0, x0) for k, (x0, y0) in enumerate(starts)], np.int64)
+        gy, gx = np.divmod(np.arange(nwin), span)
+        mu64, spread64 = atlas.stats((at[:, :1] + gy[None, :]).ravel(), (at[:, 1:] + gx[None, :]).ravel())
+        mu, spread = mu64.astype(np.float32), spread64.astype(np.float32)
+        x = np.empty((len(fine), nwin, self._weighted.shape[1]), np.float32)
+        inv = np.empty((len(fine), nwin), np.float32)
+        gather_windows(atlas.bright, atlas.colour1, atlas.colour2, STRIP_H, STRIP_W, at, span, span, mu, spread,
+                       self._wt, self._basis, x, inv)
+        n_lab, g, nt = self.p.tabled_labels, self.label_tids.shape[1], len(_TURNS)
+        top_all = np.array([np.resize(t, n_lab) for t in cands])  # (C, L): a short list repeats
+        tids = np.repeat(self.label_tids[top_all].reshape(len(cands), -1), nt, axis=0)  # (poses, L * G)
+        sc = np.empty((len(fine), nwin, tids.shape[1]), np.float32)
+        window_scores(x, inv, mu, spread, np.ascontiguousarray(tids), self._weighted, self._shift, sc)
+        sc4 = sc.reshape(len(cands), nt * nwin, n_lab, g)  # per kept corner: (turns * windows, L, G)
+        best_g = sc4.argmax(axis=3)
+        best_v = np.take_along_axis(sc4, best_g[..., None], axis=3)[..., 0]  # (C, TW, L)
+        where = best_v.argmax(axis=1)  # (C, L): each label's best (turn, window)
+        ci, li = np.arange(len(cands))[:, None], np.arange(n_lab)[None, :]
+        value = best_v[ci, where, li]
+        tmpl = self.label_tids[top_all, best_g[ci, where, li]]  # (C, L): the template that won there
+        pose_k = (ci * nt + where // nwin).ravel()  # (C * L,) its pose, and its window in the pose
+        win_k = (where % nwin).ravel()
+        k_all = pose_k * nwin + win_k
+        # the blank-paper gate: a plain correlation under plain_min costs one for one
+        raw_best = RawWindows(x[pose_k, win_k], mu64[k_all], spread64[k_all])
+        plain_best = np.einsum("kd,kd->k", centred(raw_best), self.deck.plain[tmpl.ravel()]).reshape(len(cands), n_lab)
+        value = value + np.minimum(0.0, plain_best - self.p.plain_min)
+        # each label's window, as (row in the atlas, column)
+        wy, wx = np.divmod(win_k, span)
+        st = np.array(starts)[pose_k]
+        place = np.stack([pose_k * hr + st[:, 1] + wy, st[:, 0] + wx], axis=1).reshape(len(cands), n_lab, 2)
+        kept = [j for j in range(len(cands)) if value[j, : len(cands[j])].max() >= self.p.tabled_min]
+        if not kept:
+            return []
+        out = []
+        lda, dist = self._tabled_lda(atlas, [(top_all[j, : len(cands[j])], value[j, : len(cands[j])], place[j]) for j in kept], hr)
+        for n, j in enumerate(kept):
+            scores = value[j, : len(cands[j])].astype(np.float64)
+            # the discriminant's word, as for a row's card (DiscriminantStage._discriminant_stage), and
+            # whether the winner's window is an index corner at all (a pip, a court card's frame is not)
+            d = lda[n]
+            ranked = scores if np.isnan(d).all() else scores + self.p.lda_weight * np.maximum((d - np.nanmax(d)) / self.p.lda_nats, -1.0)
+            best = int(np.nanargmax(ranked))
+            if scores[best] < self.p.tabled_min or dist[n][best] > self.p.tabled_m2:
+                continue
+            k = int(pose_k[j * n_lab + best])
+            corner, ux, uy = poses[k]
+            row, col = place[j, best]
+            wx_, wy_ = int(col), int(row - k * hr)
+            # the window at (STRIP_X0 + _PAD, STRIP_Y0 + _PAD) is the corner as fitted
+            p0 = corner + ((wx_ - STRIP_X0 - _PAD) * ux + (wy_ - STRIP_Y0 - _PAD) * uy) / self.scale
+            tc = np.array([p0, p0 + ux * self.w_mm, p0 + ux * self.w_mm + uy * self.h_mm, p0 + uy * self.h_mm])
+            out.append((int(cands[j][best]), float(scores[best]), tc))
+        return out
+
+    def _tabled_lda(self, atlas: WindowSource, reads: list[tuple[np.ndarray, np.ndarray, np.ndarray]], hr: int
+                    ) -> tuple[list[np.ndarray], list[np.ndarray]]:
+        """Per corner read: the discriminant's score of each of its labels (the better view; nan
+        where not asked) and the distance of the window from that label's corners (units of the
+        deck's 99th percentile; 0 where it cannot be measured), on the windows +-``lda_slack`` round
+        where each label matched.  Only labels within ``lda_weight`` of the best are asked, as
+        the rows ask only where the best leads by less (and the best for its distance)."""
+        n_face = self.deck.lda_b.shape[0] // 2
+        if not self.deck.lda_w.size or not self.deck.lda_p.size or self.deck.lda_m2 <= 0:
+            return [np.full(len(t), np.nan) for t, _s, _p in reads], [np.zeros(len(t)) for t, _s, _p in reads]
+        sl = self.p.lda_slack
+        starts, labs, owner = [], [], []
+        for n, (top, scores, place) in enumerate(reads):
+            close = np.flatnonzero(scores >= scores.max() - self.p.lda_weight)
+            for i in close:
+                row, col = int(place[i, 0]), int(place[i, 1])
+                region = row // hr
+                y0 = min(max(row - region * hr - sl, 0), hr - STRIP_H - 2 * sl) + region * hr
+                x0 = min(max(col - sl, 0), atlas.shape[1] - STRIP_W - 2 * sl)
+                starts.append((y0, x0))
+                labs.append(int(top[i]) if int(top[i]) < n_face else 0)
+                owner.append((n, int(i)))
+        saved = getattr(self, "_atlas", None)
+        self._atlas = atlas
+        try:
+            score, xw = self._discriminant(starts, np.array(labs)[:, None])
+        finally:
+            if saved is not None:
+                self._atlas = saved
+        score, xw = score[:, 0], xw[:, 0]  # (R, 2), (R, 2, D)
+        quad = ((xw @ self.deck.lda_p) * xw).sum(axis=2)
+        dist_all = (quad - 2 * score).min(axis=1) / self.deck.lda_m2
+        best = score.max(axis=1)
+        lda = [np.full(len(t), np.nan) for t, _s, _p in reads]
+        dist = [np.full(len(t), np.inf) for t, _s, _p in reads]
+        for k, (n, i) in enumerate(owner):
+            lda[n][i] = best[k]
+            dist[n][i] = dist_all[k]
+        return lda, dist
+
+    def _cover(self, tab: np.ndarray, cards: list[np.ndarray]) -> float:
+        """How much of the blob (table mm) the cards' outlines cover, at 1 px a mm."""
+        lo = tab.reshape(-1, 2).min(axis=0) - 2
+        hi = tab.reshape(-1, 2).max(axis=0) + 2
+        shape = (int(hi[1] - lo[1]) + 1, int(hi[0] - lo[0]) + 1)
+        blob = np.zeros(shape, np.uint8)
+        cv2.fillPoly(blob, [np.round(tab.reshape(-1, 2) - lo).astype(np.int32)], 1)
+        union = np.zeros(shape, np.uint8)
+        for tc in cards:
+            cv2.fillConvexPoly(union, np.round(tc - lo).astype(np.int32), 1)
+        total = int(blob.sum())
+        return float((blob & union).sum()) / total if total else 0.0
+
+
+def _signed_area(poly: np.ndarray) -> float:
+    x, y = poly[:, 0], poly[:, 1]
+    return float(0.5 * (x @ np.roll(y, -1) - y @ np.roll(x, -1)))
+
+
+def _intersect(p: np.ndarray, u: np.ndarray, q: np.ndarray, v: np.ndarray) -> np.ndarray | None:
+    det = u[0] * v[1] - u[1] * v[0]
+    if abs(det) < 1e-6:
+        return None
+    t = ((q[0] - p[0]) * v[1] - (q[1] - p[1]) * v[0]) / det
+    out: np.ndarray = p + t * u
+    return out
+
+
+def _turned(v: np.ndarray, deg: float) -> np.ndarray:
+    c, s = math.cos(math.radians(deg)), math.sin(math.radians(deg))
+    return np.array([c * v[0] - s * v[1], s * v[0] + c * v[1]])
+
+
+def raw_windows_sized(regions: list[np.ndarray], size: tuple[int, int]) -> RawWindows:
+    """Every ``size`` (w, h) window of equal-shaped channel images, as :func:`vision.deck.raw_windows`
+    gives them for the corner's own size."""
+    stack = np.stack(regions).astype(np.float32, copy=False)
+    n, hr, wr, _ = stack.shape
+    w, h = size
+    oy, ox = np.divmod(np.arange((hr - h + 1) * (wr - w + 1)), wr - w + 1)
+    rows = (np.arange(n)[:, None] * hr + oy[None, :]).ravel()
+    return raw_windows_at(stack.reshape(n * hr, wr, 3), rows, np.tile(ox, n), h, w)
