@@ -50,6 +50,7 @@ class BlobStage(TabledStage):
         rows: list[Row] = []
         card_area = self.w_mm * self.h_mm
         self.occluders = []
+        self._row_outlines = {}
         # (contour, how many cuts deep, the blob it was cut from, whether it was opened: see _opened)
         queue: list[tuple[np.ndarray, int, int, bool]] = [(c, 0, -1, False) for c in self.segmenter.contours(frame)]
         blob_id = -1
@@ -162,6 +163,7 @@ class BlobStage(TabledStage):
                         out.append(self._half_turned(center, along, ua, uc, blob_id))
                     continue
                 rows.append(self._prepare(frame, center, along, ua, uc, blob_id, len(options) > 1))
+                self._row_outlines[blob_id] = tab  # (a row that reads badly may be tabled cards)
         return out, rows, fresh, memory, root, occluded
 
     def _row_like(self, rect: tuple[Sequence[float], Sequence[float], float], area: float) -> bool:

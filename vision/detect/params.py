@@ -33,7 +33,8 @@ class DetectParams:
     tabled_labels: int = 6  # the best coarse labels of a corner matched at full scale
     tabled_min: float = 0.86  # a corner matching this well is a card (a covered card's corner in a row must too)
     tabled_m2: float = 2.5  # ... and whose window lies this near the card's corners as the discriminant measures (index_m2)
-    tabled_cover: float = 0.5  # the cards read must cover this share of the blob, or it is no tabled hand
+    tabled_askew_deg: float = 5.0  # a row's blob read as tabled cards is taken for them when one lies this far off the row
+    tabled_cover: float = 0.4  # the cards read must cover this share of the blob, or it is no tabled hand
     # -- step 3: cutting rows into cards
     min_gap: float = 0.22  # stud row offsets, as fractions of a card width: at least ...
     max_gap: float = 0.68  # ... and at most

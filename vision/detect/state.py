@@ -59,3 +59,4 @@ class DetectorState:
     strip_hw: tuple[int, int]
     _strips: dict[Key, tuple[np.ndarray, np.ndarray]]  # per card: the strip's candidates and their scores
     occluders: list[np.ndarray]
+    _row_outlines: dict[int, np.ndarray]  # the frame's row blobs' outlines (table mm), by blob

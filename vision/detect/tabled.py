@@ -89,6 +89,31 @@ class TabledStage(DiscriminantStage, RowStage):
                                  blob=blob_id, order=k))
         return out
 
+    def _tabled_rows(self, frame: np.ndarray, dets: list[Detection]) -> list[Detection]:
+        """The row readings, where a blob that passed for a row reads badly replaced by its tabled
+        cards if those read more cards surely: a tight fan or a small heap fills a card-high
+        rectangle as a row does, and read as a row its cards come out unread.
+
+        Only a blob with a face-up card unread or under ``tabled_min`` is read again, and its
+        tabled reading is taken if a card of it lies askew to the row (more than ``tabled_askew_deg``:
+        a row's cards are parallel, a fan's are not), or else if it has more cards of ``tabled_min``
+        than the row's."""
+        by_blob: dict[int, list[Detection]] = {}
+        for d in dets:
+            by_blob.setdefault(d.blob, []).append(d)
+        out: list[Detection] = []
+        for blob, group in by_blob.items():
+            weak = any(d.face_up and (d.card is None or d.score < self.p.tabled_min) for d in group)
+            tab = self._row_outlines.get(blob)
+            if weak and tab is not None and len(group) >= 2 and cv2.contourArea(tab) > 1.2 * self.w_mm * self.h_mm:
+                tabled = self._tabled(frame, tab, blob)
+                sure = sum(1 for d in group if d.card is not None and d.score >= self.p.tabled_min)
+                if tabled is not None and (len(tabled) > sure or not _parallel(tabled, group[0], self.p.tabled_askew_deg)):
+                    out.extend(tabled)
+                    continue
+            out.extend(group)
+        return out
+
     def _card_corners_of(self, frame: np.ndarray, tab: np.ndarray) -> list[tuple[np.ndarray, np.ndarray, np.ndarray]]:
         """Where a card's index corner may lie: both ends of every straight card edge in the blob.
 
@@ -333,6 +358,15 @@ class TabledStage(DiscriminantStage, RowStage):
             cv2.fillConvexPoly(union, np.round(tc - lo).astype(np.int32), 1)
         total = int(blob.sum())
         return float((blob & union).sum()) / total if total else 0.0
+
+
+def _parallel(cards: list[Detection], row_card: Detection, tolerance: float) -> bool:
+    """Whether every card lies along the row of ``row_card`` (either way round), within ``tolerance`` degrees."""
+    def angle(d: Detection) -> float:
+        e = d.table_corners[1] - d.table_corners[0]
+        return math.degrees(math.atan2(float(e[1]), float(e[0])))
+    ref = angle(row_card)
+    return all(abs((angle(d) - ref + 90.0) % 180.0 - 90.0) <= tolerance for d in cards)
 
 
 def _signed_area(poly: np.ndarray) -> float:
