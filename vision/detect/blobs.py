@@ -51,6 +51,7 @@ class BlobStage(TabledStage):
         card_area = self.w_mm * self.h_mm
         self.occluders = []
         self._row_outlines = {}
+        self._tabled_ids = set()
         # (contour, how many cuts deep, the blob it was cut from, whether it was opened: see _opened)
         queue: list[tuple[np.ndarray, int, int, bool]] = [(c, 0, -1, False) for c in self.segmenter.contours(frame)]
         blob_id = -1

@@ -99,6 +99,7 @@ class Detector(BlobStage, StripStage, DiscriminantStage, UniqueStage):
             if not r.down:
                 self._bands(r)
         out.extend(self._tabled_rows(frame, self._read_rows(rows)))
+        out = self._tabled_unique(out)
         if self.reuse:
             for b, (geo, look) in fresh.items():
                 memory.append((geo, look, [d for d in out if root.get(d.blob) == b], occluded.get(b, [])))

@@ -34,6 +34,7 @@ class DetectParams:
     tabled_min: float = 0.86  # a corner matching this well is a card (a covered card's corner in a row must too)
     tabled_m2: float = 2.5  # ... and whose window lies this near the card's corners as the discriminant measures (index_m2)
     tabled_askew_deg: float = 5.0  # a row's blob read as tabled cards is taken for them when one lies this far off the row
+    tabled_same_mm: float = 3.0  # two tabled readings this close, edges parallel, are one card (a fan's neighbours: 4 mm and 5 degrees apart)
     tabled_cover: float = 0.4  # the cards read must cover this share of the blob, or it is no tabled hand
     # -- step 3: cutting rows into cards
     min_gap: float = 0.22  # stud row offsets, as fractions of a card width: at least ...

@@ -60,3 +60,4 @@ class DetectorState:
     _strips: dict[Key, tuple[np.ndarray, np.ndarray]]  # per card: the strip's candidates and their scores
     occluders: list[np.ndarray]
     _row_outlines: dict[int, np.ndarray]  # the frame's row blobs' outlines (table mm), by blob
+    _tabled_ids: set[int]  # ids of the frame's detections read as tabled cards

@@ -87,7 +87,32 @@ class TabledStage(DiscriminantStage, RowStage):
         for k, (label, (score, tc)) in enumerate(sorted(best.items(), key=lambda kv: -kv[1][0])):
             out.append(Detection(self.deck.code(label), True, self.calib.to_image(tc), tc, score, covered=True,
                                  blob=blob_id, order=k))
+            self._tabled_ids.add(id(out[-1]))
         return out
+
+    def _tabled_unique(self, dets: list[Detection]) -> list[Detection]:
+        """One reading of each card and one card of each label in the frame, where tabled cards
+        are among them: a card read from both its index corners under two labels (the same
+        outline, give or take ``tabled_same_mm`` and 2.5 degrees) keeps the surer; a label read
+        twice (a card in two of the pieces a blob was cut into, or a tabled card and a row's)
+        keeps its surest reading.  Frames without tabled cards are left as they are."""
+        if not any(id(d) in self._tabled_ids for d in dets):
+            return dets
+        order = sorted(range(len(dets)), key=lambda k: -dets[k].score)
+        kept: list[Detection] = []
+        labels: set[str] = set()
+        for k in order:
+            d = dets[k]
+            tabled = id(d) in self._tabled_ids
+            if d.card is not None and d.card in labels:
+                continue
+            if tabled and any(id(o) in self._tabled_ids and _same_card(d, o, self.p.tabled_same_mm) for o in kept):
+                continue
+            kept.append(d)
+            if d.card is not None:
+                labels.add(d.card)
+        keep = {id(d) for d in kept}
+        return [d for d in dets if id(d) in keep]
 
     def _tabled_rows(self, frame: np.ndarray, dets: list[Detection]) -> list[Detection]:
         """The row readings, where a blob that passed for a row reads badly replaced by its tabled
@@ -358,6 +383,16 @@ class TabledStage(DiscriminantStage, RowStage):
             cv2.fillConvexPoly(union, np.round(tc - lo).astype(np.int32), 1)
         total = int(blob.sum())
         return float((blob & union).sum()) / total if total else 0.0
+
+
+def _same_card(a: Detection, b: Detection, mm: float) -> bool:
+    """Whether two readings have the same outline (centre within ``mm``, edges within 2.5 degrees)."""
+    (ax, ay), (bx, by) = a.table_center, b.table_center
+    if math.hypot(ax - bx, ay - by) > mm:
+        return False
+    ea, eb = a.table_corners[1] - a.table_corners[0], b.table_corners[1] - b.table_corners[0]
+    turn = math.degrees(math.atan2(float(ea[1]), float(ea[0])) - math.atan2(float(eb[1]), float(eb[0])))
+    return abs((turn + 90.0) % 180.0 - 90.0) <= 2.5
 
 
 def _parallel(cards: list[Detection], row_card: Detection, tolerance: float) -> bool:
