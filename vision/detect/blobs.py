@@ -123,7 +123,7 @@ class BlobStage(TabledStage):
             if fill < 0.7 or not options:
                 # Not one row of parallel cards.  Cards tabled at showdown (fanned, heaped) are read
                 # corner first, if their corners explain the blob (vision.detect.tabled).
-                if depth == 0 and area > 1.2 * card_area:
+                if self.p.tabled and depth == 0 and area > 1.2 * card_area:
                     tabled = self._tabled(frame, tab, blob_id)
                     if tabled is not None:
                         out.extend(tabled)

@@ -26,6 +26,7 @@ class DetectParams:
     open_max: float = 0.45  # ... unless it took off more than this many cards' area: no chip, but a hand's fingers
     down_gap_mm: float = 8.0  # gap between face-down cards side by side
     # -- step 2, a blob that is no row: cards tabled at showdown (vision.detect.tabled), read corner first
+    tabled: bool = True  # False: blobs that are no row are cut or occluders as before, rows never read again as tabled cards
     tabled_eps_mm: float = 1.2  # the outline cut into straight sides this close to it
     tabled_side_mm: float = 8.0  # a card's edge: a side at least this long
     tabled_round_mm: float = 1.5  # a card's sharp corner lies this far beyond the end of its straight edge

@@ -48,7 +48,6 @@ from vision.deck import (
     centred,
     channels,
     embed_raw,
-    raw_windows,
     raw_windows_at,
 )
 from vision.detect.lda import DiscriminantStage
@@ -123,6 +122,8 @@ class TabledStage(DiscriminantStage, RowStage):
         tabled reading is taken if a card of it lies askew to the row (more than ``tabled_askew_deg``:
         a row's cards are parallel, a fan's are not), or else if it has more cards of ``tabled_min``
         than the row's."""
+        if not self.p.tabled:
+            return dets
         by_blob: dict[int, list[Detection]] = {}
         for d in dets:
             by_blob.setdefault(d.blob, []).append(d)
@@ -199,7 +200,7 @@ class TabledStage(DiscriminantStage, RowStage):
         lines = self._lsd.detect(grey)[0]
         if lines is None:
             return []
-        seg = lines.reshape(-1, 2, 2).astype(np.float64) + [x0, y0]
+        seg = lines.reshape(-1, 2, 2).astype(np.float64) + np.array([x0, y0], np.float64)
         tabs = self.calib.to_table(seg.reshape(-1, 2)).reshape(-1, 2, 2)
         d = tabs[:, 1] - tabs[:, 0]
         length = np.linalg.norm(d, axis=1)
@@ -342,9 +343,11 @@ class TabledStage(DiscriminantStage, RowStage):
         if not self.deck.lda_w.size or not self.deck.lda_p.size or self.deck.lda_m2 <= 0:
             return [np.full(len(t), np.nan) for t, _s, _p in reads], [np.zeros(len(t)) for t, _s, _p in reads]
         sl = self.p.lda_slack
-        starts, labs, owner = [], [], []
+        starts: list[tuple[int, int]] = []
+        labs: list[int] = []
+        owner: list[tuple[int, int]] = []
         for n, (top, scores, place) in enumerate(reads):
-            close = np.flatnonzero(scores >= scores.max() - self.p.lda_weight)
+            close = np.flatnonzero(scores >= scores.max() - self.p.lda_weight).tolist()
             for i in close:
                 row, col = int(place[i, 0]), int(place[i, 1])
                 region = row // hr
@@ -352,7 +355,7 @@ class TabledStage(DiscriminantStage, RowStage):
                 x0 = min(max(col - sl, 0), atlas.shape[1] - STRIP_W - 2 * sl)
                 starts.append((y0, x0))
                 labs.append(int(top[i]) if int(top[i]) < n_face else 0)
-                owner.append((n, int(i)))
+                owner.append((n, i))
         saved = getattr(self, "_atlas", None)
         self._atlas = atlas
         try:
@@ -366,9 +369,9 @@ class TabledStage(DiscriminantStage, RowStage):
         best = score.max(axis=1)
         lda = [np.full(len(t), np.nan) for t, _s, _p in reads]
         dist = [np.full(len(t), np.inf) for t, _s, _p in reads]
-        for k, (n, i) in enumerate(owner):
-            lda[n][i] = best[k]
-            dist[n][i] = dist_all[k]
+        for m, (n, i) in enumerate(owner):  # (n: the read, i: its label)
+            lda[n][i] = best[m]
+            dist[n][i] = dist_all[m]
         return lda, dist
 
     def _cover(self, tab: np.ndarray, cards: list[np.ndarray]) -> float:

@@ -1,0 +1,100 @@
+"""Cards tabled at showdown (vision/scene_showdown.py, vision/detect/tabled.py), on the tuning deck anglo."""
+
+from __future__ import annotations
+
+import functools
+from dataclasses import replace
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from vision.calibration import calibrate
+from vision.deck import DeckModel, enroll, read_face_dir
+from vision.detect import PARAMS, Detection, Detector
+from vision.scene import FaceSet, Scene, render_scene
+from vision.scene_showdown import TabledCard, render_showdown
+
+
+@functools.cache
+def _enrolled(directory: Path) -> DeckModel:
+    faces, back = read_face_dir(directory)
+    return enroll(faces, back, directory.name)
+
+
+def _width(card: TabledCard) -> float:
+    return float(np.linalg.norm(card.corners[1] - card.corners[0]))
+
+
+def _tabled(scene: Scene, seat: int | None = None) -> list[TabledCard]:
+    return [c for c in scene.cards if isinstance(c, TabledCard) and c.in_view and seat in (None, c.seat)]
+
+
+def _read_right(card: TabledCard, dets: list[Detection]) -> bool:
+    return any(d.card == card.code and float(np.linalg.norm(d.center - card.center)) < 0.5 * _width(card) for d in dets)
+
+
+def _invented(scene: Scene, dets: list[Detection]) -> list[str]:
+    """Detections lying on a tabled card with a code that is no card of that seat lying there."""
+    out = []
+    for card in _tabled(scene):
+        mine = _tabled(scene, card.seat)
+        for d in dets:
+            if d.card is None or d.card == card.code or float(np.linalg.norm(d.center - card.center)) > 0.2 * _width(card):
+                continue
+            if not any(o.code == d.card and float(np.linalg.norm(d.center - o.center)) < 0.5 * _width(o) for o in mine):
+                out.append(f"seat {card.seat}: {card.code} (index {'shows' if card.index_visible else 'covered'}) read as {d.card}")
+    return out
+
+
+def _detect(faces_dir, scene: Scene, **params: object) -> list[Detection]:
+    directory = faces_dir("anglo")
+    return Detector(_enrolled(directory), calibrate(scene.image, scene.layout), params=replace(PARAMS, **params)).detect(scene.image)
+
+
+def test_the_showdown_truth_says_which_index_shows(faces_dir) -> None:
+    """Each tabled seat's last card lies on top: both its indices show; a card under it shows an index only
+    where no later card lies on that corner strip; the same seed renders the same picture."""
+    fs = FaceSet.load(faces_dir("anglo"))
+    scene = render_showdown(fs, 2, arrangement="fan")
+    assert np.array_equal(scene.image, render_showdown(fs, 2, arrangement="fan").image)
+    seats = sorted({c.seat for c in _tabled(scene)})
+    assert len(seats) >= 3
+    for seat in seats:
+        cards = sorted(_tabled(scene, seat), key=lambda c: c.order)
+        assert cards[-1].index_tl and cards[-1].index_br and cards[-1].covered_share == 0
+        assert all(c.covered_share > 0 for c in cards[:-1])  # a fan: every card but the top one partly covered
+    covered = [c for c in _tabled(scene) if not c.index_visible]
+    assert len(covered) >= 10  # tight and reversed fans hide their indices (seats 1, 3, 5, 6)
+
+
+def test_a_fanned_hand_is_read_completely(faces_dir) -> None:
+    """Two seats fan seven cards each, every index showing: all fourteen are read, nothing is invented.
+    (The rows' reading took each fan for a blob that is no row: an occluder, nothing read.)"""
+    scene = render_showdown(FaceSet.load(faces_dir("anglo")), 1, arrangement="fan")
+    dets = _detect(faces_dir, scene)
+    for seat in (4, 5):
+        cards = _tabled(scene, seat)
+        assert len(cards) == 7 and all(c.index_visible for c in cards)
+        assert [c.code for c in cards if not _read_right(c, dets)] == [], f"seat {seat}"
+    assert _invented(scene, dets) == []
+
+
+def test_a_fans_card_whose_index_is_covered_is_not_invented(faces_dir) -> None:
+    """Tight and reversed fans cover most of their indices: no covered card is read as a card that is not
+    there (the rows' reading took two such fans for rows and read five cards of pips and borders), and the
+    fans whose indices show are read."""
+    scene = render_showdown(FaceSet.load(faces_dir("anglo")), 2, arrangement="fan")
+    dets = _detect(faces_dir, scene)
+    assert _invented(scene, dets) == []
+    for seat in (2, 4, 5, 6, 7):
+        assert [c.code for c in _tabled(scene, seat) if c.index_visible and not _read_right(c, dets)] == [], f"seat {seat}"
+
+
+@pytest.mark.parametrize("seed", [10003, 80002])
+def test_stud_tables_read_as_without_the_tabled_reading(faces_dir, seed: int) -> None:
+    """On a stud table (rows and hole cards) the tabled reading changes no detection."""
+    scene = render_scene(FaceSet.load(faces_dir("anglo")), seed)
+    with_it, without = _detect(faces_dir, scene), _detect(faces_dir, scene, tabled=False)
+    assert [(d.card, d.face_up, tuple(np.round(d.center, 1))) for d in with_it] == \
+        [(d.card, d.face_up, tuple(np.round(d.center, 1))) for d in without]
