@@ -150,7 +150,8 @@ class TabledStage(DiscriminantStage, RowStage):
         shows inside the blob (``cv2.LineSegmentDetector`` on the blob's pixels); a card's other
         edge through the corner is square to it, on the blob's side (either side of an edge inside
         the blob).  Of the two ways a card can lie at a corner (which edge is its width) only one puts
-        an index there (x cross y > 0, as a card's top left): one hypothesis for each end and side,
+        an index there (x cross y > 0, as a card's top left; < 0 for a deck whose indices are at the
+        top right and bottom left): one hypothesis for each end and side,
         (corner, the index strip's x and y directions), table mm.
         """
         contour = tab.reshape(-1, 1, 2).astype(np.float32)
@@ -167,6 +168,9 @@ class TabledStage(DiscriminantStage, RowStage):
         edges.extend(self._inner_edges(frame, tab))
         out: list[tuple[np.ndarray, np.ndarray, np.ndarray]] = []
         seen: set[tuple[int, int, int]] = set()
+        # a deck printing its indices at the top right and bottom left is enrolled turned top to
+        # bottom (vision.index_layout): its index corners are the other way round, x cross y < 0
+        flip = self.deck.layout.flip
         for start, u, length, outline in edges:
             normal = np.array([-u[1], u[0]])
             mid = start + u * length / 2
@@ -178,7 +182,7 @@ class TabledStage(DiscriminantStage, RowStage):
                 for corner0, along in ((start, u), (start + u * length, -u)):
                     # the straight part ends short of a rounded corner: the sharp corner lies beyond it
                     corner = corner0 - along * self.p.tabled_round_mm
-                    ex, ey = (along, side) if along[0] * side[1] - along[1] * side[0] > 0 else (side, along)
+                    ex, ey = (along, side) if (along[0] * side[1] - along[1] * side[0] > 0) != flip else (side, along)
                     if ex is along and length > self.w_mm + 5.0:  # a side longer than a card's width is no short side
                         continue
                     # (an edge found twice, as a printed border's two sides or the outline and a line beside it)
