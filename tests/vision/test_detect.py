@@ -267,7 +267,8 @@ def test_a_card_lower_than_its_row_is_matched_over_the_band_height(faces_dir, mo
 
     model, scene, calib = _table(faces_dir, "tigullio", 40008)
     wide = score_scene(scene, Detector(model, calib).detect(scene.image))
-    narrow = score_scene(scene, Detector(model, calib, params=dataclasses.replace(D.PARAMS, wide_below=0.0)).detect(scene.image))
+    # (the tabled reading off too: a row that reads badly is read again corner first, which finds it right)
+    narrow = score_scene(scene, Detector(model, calib, params=dataclasses.replace(D.PARAMS, wide_below=0.0, tabled=False)).detect(scene.image))
     row = [e for e in narrow.errors if "seat 2 up" in e]
     assert len(row) >= 2, narrow.errors  # the row read the wrong way round
     assert not [e for e in wide.errors if "seat 2 up" in e], wide.errors
@@ -370,7 +371,8 @@ def test_the_top_card_is_looked_for_among_both_corners_candidates(faces_dir, mon
     model, scene, calib = _table(faces_dir, "plastic", 10007)
     both = score_scene(scene, Detector(model, calib).detect(scene.image))
     monkeypatch.setattr(D.Detector, "_top_candidates", lambda self, r, way, p: self._candidates(r.lscans[way], p))
-    one = score_scene(scene, Detector(model, calib).detect(scene.image))
+    # (the tabled reading off: a row that reads badly is read again corner first, which finds it right)
+    one = score_scene(scene, Detector(model, calib, params=dataclasses.replace(D.PARAMS, tabled=False)).detect(scene.image))
     assert [e for e in one.errors if "seat 3 up" in e] == ["seed 10007 seat 3 up #3 4h: read 4d"], one.errors
     assert not [e for e in both.errors if "seat 3 up" in e], both.errors
 
