@@ -113,9 +113,26 @@ class ShoeMixin(FloorState):
         hand = self._live_hand()
         self._console_blocked("deal")
         if inp.common:
+            self._common_keyable(hand)
             self._common_observed(hand, inp.card, out)
             return
         self._deal_observed(hand, inp.seat, inp.card, inp.face_up, out)
+
+    def _common_keyable(self, hand: Hand) -> None:
+        """A common card keyed on the console is taken only when it is the next card due, as the
+        camera's is: keyed before the burn at a shoe table, the burn was lost and the shoe's real
+        burn came as a premature card (RRoP stud 15)."""
+        if hand.phase is not Phase.DEALING or hand.street != Street.SEVENTH or hand.common:
+            return  # ``_common_observed`` refuses it in its own words
+        due = self.observed_deal() if self.shoe_absent else hand.draw_slot(self.card_mode)
+        if due == ("common", None, True):
+            return
+        if due is not None and due[0] == "burn":
+            # RRoP stud 15: "The dealer burns a card and turns one card face up in the center".
+            raise FloorError("the burn comes first: burn a card from the shoe, then key the common card "
+                             "[RRoP stud 15]", "RRoP stud 15")
+        raise FloorError("the common card is not the next card due: it is dealt only when the floor rules "
+                         "that the cards cannot serve every player [RRoP stud 15]", "RRoP stud 15")
 
     def _burn_unseen(self, hand: Hand, out: FloorOutputs) -> None:
         """A table without a shoe: the burn the rules call for before this card, counted unknown.

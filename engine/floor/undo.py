@@ -111,6 +111,8 @@ class UndoMixin(FloorState):
         street = f" ({STREET_NAMES[hand.street]})" if hand is not None and hand.street < len(STREET_NAMES) else ""
         if isinstance(inp, Action):
             return f"{who} {_verb(inp)}{street}"
+        if isinstance(inp, ManualCard) and inp.common:
+            return f"the common card keyed{street}"  # face up for everyone (RRoP stud 15): no seat
         if isinstance(inp, ManualCard):
             # Never the card's name (the words are on public/state): a down card is SECRET, and a card
             # keyed face up by mistake is a hole card too.

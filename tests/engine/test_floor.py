@@ -413,6 +413,35 @@ def test_a_shoe_table_short_of_fresh_cards_gets_the_common_card_prompt_before_se
     assert len(hand.burns) == 4 and [str(c) for c in hand.common] == ["Ks"] and hand.phase is Phase.BETTING
 
 
+def test_a_common_card_keyed_before_the_shoe_burns_is_refused_and_changes_nothing() -> None:
+    """RRoP stud 15: "The dealer burns a card and turns one card face up in the center".  At a shoe
+    table the old code took a common card keyed on the console at once: the burn was lost and the
+    shoe's real burn then came as a premature card.  Keyed after the burn, it is taken."""
+    floor = _eight_without_a_shoe(fold_on_fourth=1, shoe=True)
+    hand = floor.table.hand
+    [prompt] = floor.prompts.values()
+    floor.handle({"kind": "ruling", "prompt": prompt.id, "option": "common"})
+    keyed = {"kind": "manual_card", "seat": None, "card": "As", "face_up": True, "common": True}
+    with pytest.raises(FloorError, match="the burn comes first"):
+        floor.handle(keyed)
+    assert not hand.common and len(hand.burns) == 3 and hand.stub_size() == 3 and not floor.prompts
+    floor.handle({"kind": "shoe_card", "card": "Qs"})  # the burn
+    floor.handle(keyed)
+    assert [str(c) for c in hand.common] == ["As"] and len(hand.burns) == 4 and hand.phase is Phase.BETTING
+    assert not floor.prompts
+    assert floor.hand_inputs[-1].text == "the common card keyed (seventh street)"  # no "seat 0"
+
+
+def test_a_common_card_is_not_keyed_where_every_player_gets_a_fresh_card() -> None:
+    """RRoP stud 15: one common card only "if there are not enough cards": with a fresh card for
+    each of the seven (one folded on third street) a keyed common card is refused."""
+    floor = _eight_without_a_shoe(fold_on_fourth=1, fold_street=Street.THIRD)
+    hand = floor.table.hand
+    with pytest.raises(FloorError, match="not the next card due"):
+        floor.handle({"kind": "manual_card", "seat": None, "card": "As", "face_up": True, "common": True})
+    assert not hand.common and len(hand.burns) == 3 and hand.stub_size() == 4
+
+
 def test_a_table_without_a_shoe_reshuffles_its_unknown_burns_and_burns_again_only_if_they_allow() -> None:
     """One player folded on third street: seventh street has 4 cards for 7 players, 7 with the burns.
     The dealer burns (counted), deals two, and at the last card the prompt offers only the
