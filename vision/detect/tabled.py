@@ -68,7 +68,14 @@ class TabledStage(DiscriminantStage, RowStage):
 
     def _tabled(self, frame: np.ndarray, tab: np.ndarray, blob_id: int) -> list[Detection] | None:
         """The tabled cards of a blob that is no row (``tab``: its outline in table mm), or None when
-        the corners that read do not explain the blob (then it is not a showdown hand)."""
+        the corners that read do not explain the blob (then it is not a showdown hand).
+
+        Only for a deck that prints an index at two opposite corners (both views of
+        ``vision.index_layout``): with one, a corner strip of a tabled card shows the index or
+        nothing, and the view without one matched pips (17 false cards on two tables of
+        ``anglo+onecorner+mirror``)."""
+        if not all(self.deck.layout.views):
+            return None
         corners = self._card_corners_of(frame, tab)
         if not corners:
             return None
@@ -122,7 +129,7 @@ class TabledStage(DiscriminantStage, RowStage):
         tabled reading is taken if a card of it lies askew to the row (more than ``tabled_askew_deg``:
         a row's cards are parallel, a fan's are not), or else if it has more cards of ``tabled_min``
         than the row's."""
-        if not self.p.tabled:
+        if not self.p.tabled or not all(self.deck.layout.views):
             return dets
         by_blob: dict[int, list[Detection]] = {}
         for d in dets:
