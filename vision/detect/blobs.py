@@ -164,7 +164,8 @@ class BlobStage(TabledStage):
                         out.append(self._half_turned(center, along, ua, uc, blob_id))
                     continue
                 rows.append(self._prepare(frame, center, along, ua, uc, blob_id, len(options) > 1))
-                self._row_outlines[blob_id] = tab  # (a row that reads badly may be tabled cards)
+                if parent < 0:  # (a blob of the frame's own that reads badly may be tabled cards; not a piece cut off a hand)
+                    self._row_outlines[blob_id] = tab
         return out, rows, fresh, memory, root, occluded
 
     def _row_like(self, rect: tuple[Sequence[float], Sequence[float], float], area: float) -> bool:
