@@ -2,7 +2,8 @@
 
 The bench is the demo table's own (``dealer_console/demo/bench.py``: the demo is the composition
 root and nothing outside ``dealer_console`` imports it), so this file runs it as a program with
-the same arguments.  Usage: python bench/bench_table.py [--hands 20] [--brokers amqtt,mosquitto] [--floor 500]
+the same arguments.  Usage: python bench/bench_table.py [--hands 20] [--brokers amqtt,mosquitto] [--floor 500] [--camera off|on|both]
+       [--runs N] [--processes]
 """
 
 from __future__ import annotations

@@ -12,7 +12,13 @@ Floor, measured in the same run against the same broker: the broker's own round 
 client with TCP_NODELAY publishes a 200-byte QoS 1 message on a topic it subscribes to and
 receives it back), before and after the table.  The goal is a p99 under 25 ms.
 
-Usage: python bench/bench_table.py (or python -m dealer_console.demo.bench) [--hands 20] [--brokers amqtt,mosquitto] [--floor 500]
+Each run prints its load average (start-end), the camera's frames a second, the camera-on run's
+ratio against the camera-off run just before it, and, with the engine on a thread here (the
+default), where each card's time went (``trace_breakdown``).  ``--processes`` runs the engine and
+the bridge as processes of their own, as a real table does.
+
+Usage: python bench/bench_table.py (or python -m dealer_console.demo.bench) [--hands 20] [--brokers amqtt,mosquitto]
+       [--floor 500] [--camera off|on|both] [--runs N] [--processes]
 """
 
 from __future__ import annotations
@@ -157,12 +163,12 @@ def trace_breakdown(trace: list[Any], draws: list[float], states: list[tuple[flo
             "camera_observations_stored_with_fsync": sum(1 for t in camera if t.published)}
 
 
-def run(kind: str, hands: int, floor_n: int, seed: int, camera: bool) -> dict[str, Any]:
+def run(kind: str, hands: int, floor_n: int, seed: int, camera: bool, processes: bool = False) -> dict[str, Any]:
     work = Path(tempfile.mkdtemp(prefix="bench-table-"))
     broker: Any = embedded_broker(work / "broker").start() if kind == "amqtt" else Mosquitto(work / "mq").start()
     try:
         before = broker_round_trip(broker, floor_n)
-        opts = DemoOptions(hands=hands, seed=seed, workdir=work / "table", camera=camera)
+        opts = DemoOptions(hands=hands, seed=seed, workdir=work / "table", camera=camera, processes=processes)
         opts.check()
         stack = TableStack(opts, broker=broker).start()
         table = SimulatedTable(stack, opts)
@@ -228,6 +234,9 @@ def main() -> int:
     ap.add_argument("--json", action="store_true", help="print the results as JSON lines")
     ap.add_argument("--camera", choices=("off", "on", "both"), default="both",
                     help="also run the simulated camera and the vision service (its own process) beside the table")
+    ap.add_argument("--processes", action="store_true",
+                    help="the engine and the bridge as processes of their own, as a real table runs them (no "
+                         "breakdown: the engine's trace is in its process)")
     ap.add_argument("--runs", type=int, default=1,
                     help="repeat the whole set (camera off, then on) this many times, interleaved")
     args = ap.parse_args()
@@ -245,7 +254,7 @@ def main() -> int:
     off: dict[str, dict[str, Any]] = {}
     for kind, cam in runs:
         try:
-            res = run(kind, args.hands, args.floor, args.seed, cam)
+            res = run(kind, args.hands, args.floor, args.seed, cam, args.processes)
         except FileNotFoundError as exc:
             print(f"{kind}: skipped ({exc})")
             continue
