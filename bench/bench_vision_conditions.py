@@ -40,6 +40,9 @@ for _var in ("OPENBLAS_NUM_THREADS", "OMP_NUM_THREADS", "MKL_NUM_THREADS"):
 
 import argparse  # noqa: E402
 import sys  # noqa: E402
+import time  # noqa: E402
+from collections import Counter  # noqa: E402
+from dataclasses import replace  # noqa: E402
 from pathlib import Path  # noqa: E402
 
 import cv2  # noqa: E402
@@ -52,8 +55,8 @@ from bench_vision import HELD_OUT, deck_faces  # noqa: E402
 
 from vision.calibration import CalibrationError, calibrate  # noqa: E402
 from vision.conditions import gaussian_blur, hand_polygon, motion_blur, paint_chip, paint_glare, paint_hand  # noqa: E402
-from vision.deck import DeckModel, enroll, read_face_dir  # noqa: E402
-from vision.detect import Detection, Detector  # noqa: E402
+from vision.deck import CODES, enroll, read_face_dir  # noqa: E402
+from vision.detect import PARAMS, Detection, Detector, DetectParams  # noqa: E402
 from vision.evaluate import Score, score_scene  # noqa: E402
 from vision.scene import FaceSet, Scene, TruthCard, render_scene  # noqa: E402
 from vision.tracking import Tracker  # noqa: E402
@@ -96,27 +99,71 @@ WHOLE = ("glare", "gauss2", "motion9", "720p", "jpeg70", "jpeg40")
 LABELS = {"glare": "glare (specular band over one seat's up card)", "gauss2": "out of focus (Gaussian sigma 2 px)",
           "motion9": "motion blur 9 px (any angle)", "720p": "1280x720 camera", "jpeg70": "JPEG quality 70",
           "jpeg40": "JPEG quality 40"}
+CAUSES = ("lost, covered", "lost, top", "taken for a back", "unread", "suit, in shortlist", "suit, not in shortlist",
+          "rank, in shortlist", "rank, not in shortlist", "rank+suit, in shortlist", "rank+suit, not in shortlist")
 
 
-def _whole_table(name: str, fs: FaceSet, model: DeckModel, seed: int, glare_mm: np.ndarray,
-                 rng: np.random.Generator) -> Score:
-    """One whole-table condition on the scene of ``seed``, scored against its truth."""
+def _whole_scene(name: str, fs: FaceSet, seed: int, glare_mm: np.ndarray, rng: np.random.Generator) -> Scene:
+    """The scene of ``seed`` under one whole-table condition."""
     if name == "glare":
-        scene = render_scene(fs, seed, optics=lambda s: paint_glare(s, glare_mm, rng))
-    elif name == "gauss2":
-        scene = render_scene(fs, seed, optics=lambda s: gaussian_blur(s.image, 2.0))
-    elif name == "motion9":
+        return render_scene(fs, seed, optics=lambda s: paint_glare(s, glare_mm, rng))
+    if name == "gauss2":
+        return render_scene(fs, seed, optics=lambda s: gaussian_blur(s.image, 2.0))
+    if name == "motion9":
         angle = float(rng.uniform(0, 180))
-        scene = render_scene(fs, seed, optics=lambda s: motion_blur(s.image, 9.0, angle))
-    elif name == "720p":
-        scene = render_scene(fs, seed, size=(1280, 720))
-    else:
-        scene = render_scene(fs, seed, jpeg_quality=int(name[4:]))
-    try:
-        calib = calibrate(scene.image, scene.layout)
-    except CalibrationError:
-        return score_scene(scene, [])  # the markers are not found: nothing is read
-    return score_scene(scene, Detector(model, calib).detect(scene.image))
+        return render_scene(fs, seed, optics=lambda s: motion_blur(s.image, 9.0, angle))
+    if name == "720p":
+        return render_scene(fs, seed, size=(1280, 720))
+    return render_scene(fs, seed, jpeg_quality=int(name[4:]))
+
+
+def _causes(scene: Scene, dets: list[Detection], cands: dict[int, np.ndarray]) -> Counter[str]:
+    """Why each up card was not read right (matched to detections as ``score_scene`` matches them):
+    lost (no detection; covered or the row's top card), taken for a back, found but unread, or misread
+    (suit, rank or both wrong), and then whether the right card was among the candidates the last
+    stages chose from (a better judge of close readings could have fixed it) or not."""
+    out: Counter[str] = Counter()
+    used: set[int] = set()
+    tops = {}
+    for c in scene.cards:
+        if c.role == "up" and c.seat is not None:
+            tops[c.seat] = max(tops.get(c.seat, -1), c.order)
+    for t in (c for c in scene.cards if c.in_view):
+        width = float(np.linalg.norm(t.corners[1] - t.corners[0]))
+        if t.role == "half_turned":
+            width = float(np.linalg.norm(t.corners[3] - t.corners[0])) / 1.4
+        best, best_d = None, width / 3
+        for i, d in enumerate(dets):
+            if i not in used and (dist := float(np.linalg.norm(d.center - t.center))) < best_d:
+                best, best_d = i, dist
+        if best is not None:
+            used.add(best)
+        if not (t.role == "up" or (t.role == "off_felt" and t.face_up)):
+            continue
+        det = dets[best] if best is not None else None
+        if det is not None and det.face_up and det.card == t.code:
+            continue
+        if det is None:
+            out["lost, top" if t.role != "up" or t.order == tops.get(t.seat or -1) else "lost, covered"] += 1
+        elif not det.face_up:
+            out["taken for a back"] += 1
+        elif det.card is None:
+            out["unread"] += 1
+        else:
+            what = "suit" if det.card[0] == t.code[0] else "rank" if det.card[1] == t.code[1] else "rank+suit"
+            listed = id(det) in cands and CODES.index(t.code) in {int(v) for v in cands[id(det)]}
+            out[f"{what}, {'in' if listed else 'not in'} shortlist"] += 1
+    return out
+
+
+def _params(method: str) -> DetectParams:
+    """``both`` or ``both:clf_propose=2:clf_weight=0.04``: DetectParams.recog and any other fields."""
+    name, *fields = method.split(":")
+    changes: dict[str, object] = {"recog": name}
+    for f in fields:
+        k, v = f.split("=")
+        changes[k] = type(getattr(PARAMS, k))(v)
+    return replace(PARAMS, **changes)  # type: ignore[arg-type]
 
 
 def _line(sc: Score) -> str:
@@ -130,28 +177,45 @@ def main() -> int:
     ap.add_argument("--scenes", type=int, default=5)
     ap.add_argument("--seed", type=int, default=80000)
     ap.add_argument("--only", default="", help=f"comma-separated conditions among chip, chip_down, chip_side, hand, {', '.join(WHOLE)} (default: all)")
+    ap.add_argument("--recog", default=PARAMS.recog, help="comma-separated ways of judging close readings (DetectParams.recog: "
+                    "lda, clf, both; default the detector's own; 'both:clf_propose=0' sets other fields too), each run "
+                    "on the same frames of the whole-table conditions and the plain ones")
+    ap.add_argument("--causes", action="store_true", help="the up cards' errors by cause (tuning decks only)")
     args = ap.parse_args()
     only = {c for c in args.only.split(",") if c} or {"chip", "chip_down", "chip_side", "hand", *WHOLE}
+    methods = [m for m in args.recog.split(",") if m]
+    decks = [d for d in args.decks.split(",") if d]
+    if args.causes and set(decks) & set(HELD_OUT):
+        print(f"error: --causes looks into the errors; never on held-out decks: {sorted(set(decks) & set(HELD_OUT))}",
+              file=sys.stderr)
+        return 2
     cv2.setNumThreads(1)
     totals = {k: 0 for k in ("chip_untouched", "chip_untouched_right", "chip_untouched_base", "chipped", "chipped_read",
                              "hand_untouched", "hand_untouched_same", "hand_covered", "hand_covered_same",
                              "hand_passes", "hand_passes_unchanged", "chip_down", "chip_down_base", "chip_down_right",
                              "chip_side", "chip_side_base", "chip_side_right")}
-    base_score = Score()
-    whole = {name: Score() for name in WHOLE}
-    for deck in [d for d in args.decks.split(",") if d]:
+    base_score = {m: Score() for m in methods}
+    whole = {(name, m): Score() for name in ("plain", *WHOLE) for m in methods}
+    causes = {(name, m): Counter[str]() for name in ("plain", *WHOLE) for m in methods}
+    enroll_s: list[float] = []
+    for deck in decks:
         directory = deck_faces(deck)
         faces, back = read_face_dir(directory)
+        t0 = time.process_time()
         model = enroll(faces, back, deck)
+        enroll_s.append(time.process_time() - t0)
         fs = FaceSet.load(directory)
         for k in range(args.scenes):
             seed = args.seed + k
             rng = np.random.default_rng(seed)
             scene = render_scene(fs, seed)
-            det = Detector(model, calibrate(scene.image, scene.layout))
-            base_dets = det.detect(scene.image)
+            calib0 = calibrate(scene.image, scene.layout)
+            for m in reversed(methods):  # the first method's detector and detections are the chip and hand runs' base
+                det = Detector(model, calib0, params=_params(m))
+                base_dets = det.detect(scene.image)
+                base_score[m].add(score_scene(scene, base_dets))
+                causes["plain", m].update(_causes(scene, base_dets, det.last_candidates))
             base = _reading(scene, base_dets)
-            base_score.add(score_scene(scene, base_dets))
             rows = {c.seat for c in scene.cards if c.in_view and c.role == "up" and c.seat is not None}
             if not rows:
                 continue
@@ -216,13 +280,26 @@ def main() -> int:
             # -- the whole-table conditions (each its own generator: adding one changes no other)
             _glare_i, glare = ups[int(rng.integers(len(ups)))]
             for n, name in enumerate(WHOLE):
-                if name in only:
-                    whole[name].add(_whole_table(name, fs, model, seed, glare.table_corners.mean(axis=0),
-                                                 np.random.default_rng([seed, n])))
+                if name not in only:
+                    continue
+                cond = _whole_scene(name, fs, seed, glare.table_corners.mean(axis=0), np.random.default_rng([seed, n]))
+                try:
+                    calib = calibrate(cond.image, cond.layout)
+                except CalibrationError:
+                    calib = None  # the markers are not found: nothing is read
+                for m in methods:
+                    if calib is None:
+                        whole[name, m].add(score_scene(cond, []))
+                        continue
+                    dm = Detector(model, calib, params=_params(m))
+                    dets = dm.detect(cond.image)
+                    whole[name, m].add(score_scene(cond, dets))
+                    causes[name, m].update(_causes(cond, dets, dm.last_candidates))
         print(f"  {deck:20s} done", flush=True)
     t = totals
-    print(f"load average: {os.getloadavg()[0]:.2f}")
-    print(f"without any condition: {_line(base_score)} in {base_score.scenes} scenes")
+    print(f"load average: {os.getloadavg()[0]:.2f}; enrollment {np.mean(enroll_s):.1f} s CPU a deck (mean of {len(enroll_s)})")
+    for m in methods:
+        print(f"[{m}] without any condition: {_line(base_score[m])} in {base_score[m].scenes} scenes")
     if "chip" in only:
         print(f"chip on a card: untouched cards of that seat right {t['chip_untouched_right']}/{t['chip_untouched']} "
               f"(without the chip {t['chip_untouched_base']}/{t['chip_untouched']}); the chipped card read "
@@ -237,7 +314,15 @@ def main() -> int:
               f"published view unchanged while it passes {t['hand_passes_unchanged']}/{t['hand_passes']}")
     for name in WHOLE:
         if name in only:
-            print(f"{LABELS[name]}: {_line(whole[name])}")
+            for m in methods:
+                print(f"[{m}] {LABELS[name]}: {_line(whole[name, m])}")
+    if args.causes:
+        print("up cards wrong, by cause:")
+        for name in ("plain", *WHOLE):
+            for m in methods:
+                if name == "plain" or name in only:
+                    c = causes[name, m]
+                    print(f"  [{m}] {name:8s} {sum(c.values()):3d}: " + ", ".join(f"{k} {c[k]}" for k in CAUSES if c[k]))
     return 0
 
 

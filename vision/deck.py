@@ -32,7 +32,8 @@ import numpy as np
 from numpy.lib.stride_tricks import sliding_window_view
 
 from engine.cards import DECK
-from vision import discriminant, index_layout
+from vision import classifier, discriminant, index_layout
+from vision.classifier import Classifier
 from vision.corner import CARD_W as CARD_W  # the corner's geometry, re-exported for the detector
 from vision.corner import QUERY_BLUR as QUERY_BLUR
 from vision.corner import STRIP_H as STRIP_H
@@ -46,7 +47,8 @@ BLUR = 1.0
 BACK = 52  # label of the back
 THUMB = (12, 18)
 AUGMENT = ((52, 0.5), (70, 0.25), (90, 0.5))  # (camera card width px, sub-pixel phase)
-MODEL_VERSION = 4
+MODEL_VERSION = 5
+READABLE_VERSIONS = (4, 5)  # version 4: no classifier (the detector then uses the discriminant alone)
 
 CODES = [str(c) for c in DECK]
 
@@ -87,6 +89,8 @@ class DeckModel:
     #: which corners of the faces carry an index (:mod:`vision.index_layout`); a deck file from before
     #: it was learned has the usual top-left and bottom-right
     layout: index_layout.IndexLayout = index_layout.STANDARD
+    #: the corner classifier (:mod:`vision.classifier`), classes as the discriminant's; empty: not used
+    clf: Classifier = field(default_factory=classifier.empty)
 
     @property
     def card_h(self) -> int:
@@ -383,10 +387,13 @@ def strip_of(card: np.ndarray) -> np.ndarray:
     return cv2.GaussianBlur(channels(s), (0, 0), BLUR)
 
 
-def enroll(faces: Mapping[str, np.ndarray], back: np.ndarray | None = None, name: str = "deck") -> DeckModel:
+def enroll(faces: Mapping[str, np.ndarray], back: np.ndarray | None = None, name: str = "deck",
+           with_classifier: bool = True) -> DeckModel:
     """Learn a deck from its 52 flat faces (code -> image) and optionally its back.
 
     Faces must be the card itself (cropped to the card edge), upright, any size.
+    ``with_classifier=False`` leaves the corner classifier out (about 3 s of CPU a deck instead of
+    15; the detector then reads with the discriminant alone).
     """
     missing = [c for c in CODES if c not in faces]
     if missing:
@@ -450,9 +457,10 @@ def enroll(faces: Mapping[str, np.ndarray], back: np.ndarray | None = None, name
     cards = np.stack(wholes).astype(np.float16)
     first = np.flatnonzero((var == 0) & (lab != BACK))  # the two plain views of each face, in label order
     lda_w, lda_b, lda_p, lda_m2 = discriminant.train([faces[c] for c in CODES], aspect, mean, weight, plain[first])
+    clf = classifier.train([faces[c] for c in CODES], aspect, mean, weight, plain[first]) if with_classifier else classifier.empty()
     return DeckModel(
         name, aspect, lab, flat.astype(np.float32), images, back is not None, mean, weight, back_thumbs, plain, var, cards,
-        lda_w, lda_b, lda_p, lda_m2, layout,
+        lda_w, lda_b, lda_p, lda_m2, layout, clf,
     )
 
 
@@ -503,6 +511,7 @@ def save(model: DeckModel, path: Path) -> None:
         templates=model.templates, images=model.images, has_back=model.has_back, mean=model.mean, weight=model.weight,
         back_thumbs=model.back_thumbs, plain=model.plain, variants=model.variants, cards=model.cards, lda_w=model.lda_w, lda_b=model.lda_b,
         lda_p=model.lda_p, lda_m2=model.lda_m2, index_layout=index_layout.to_array(model.layout),
+        **{f"clf_{k}": v for k, v in model.clf._asdict().items()},
         strip=np.array([CARD_W, STRIP_X0, STRIP_Y0, STRIP_W, STRIP_H]),
     )
     path.write_bytes(buf.getvalue())
@@ -516,15 +525,20 @@ def load(path: Path) -> DeckModel:
         version = int(z["version"])
     except Exception as e:
         raise EnrollmentError(f"{path} is not a deck file written by 'studtable vision enroll' ({e})") from e
-    if version != MODEL_VERSION or list(z["strip"]) != [CARD_W, STRIP_X0, STRIP_Y0, STRIP_W, STRIP_H]:
-        raise EnrollmentError(f"deck file {path} was made by another version of studtable; enroll the deck again")
+    if version not in READABLE_VERSIONS or list(z["strip"]) != [CARD_W, STRIP_X0, STRIP_Y0, STRIP_W, STRIP_H]:
+        raise EnrollmentError(
+            f"deck file {path} is version {version} (this studtable reads versions "
+            f"{', '.join(map(str, READABLE_VERSIONS))}) or has another corner geometry; enroll the deck again")
     layout = index_layout.STANDARD  # a file from before the layout was learned
     if "index_layout" in z.files:
         try:
             layout = index_layout.from_array(z["index_layout"])
         except ValueError as e:
             raise EnrollmentError(f"deck file {path}: {e}; enroll the deck again") from e
+    # version 4 has no corner classifier: the detector reads with the discriminant alone
+    clf = Classifier(*(z[f"clf_{k}"] for k in Classifier._fields)) if version >= 5 else classifier.empty()
     return DeckModel(
         str(z["name"]), float(z["aspect"]), z["labels"], z["templates"], z["images"], bool(z["has_back"]), z["mean"], z["weight"],
         z["back_thumbs"], z["plain"], z["variants"], z["cards"], z["lda_w"], z["lda_b"], z["lda_p"], float(z["lda_m2"]), layout,
+        clf,
     )

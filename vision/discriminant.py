@@ -18,7 +18,7 @@ come from a seeded generator, so one deck always enrolls to the same file).
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 
 import cv2
 import numpy as np
@@ -30,16 +30,18 @@ SHRINK = 0.25  # weight of the diagonal in the shrunk covariance
 CAM_WIDTHS = (60.0, 150.0)  # camera card widths, px
 SLACK = 1  # template px of alignment search around the nominal corner, as the detector's fine match
 _REGION = (STRIP_X0 + STRIP_W + SLACK + 4, STRIP_Y0 + STRIP_H + SLACK + 4)  # template px of the corner simulated
-_BACKGROUNDS = ((40, 110, 30), (110, 60, 20), (30, 20, 110), (235, 235, 235), (60, 60, 60))  # BGR felts, paper
+BACKGROUNDS = ((40, 110, 30), (110, 60, 20), (30, 20, 110), (235, 235, 235), (60, 60, 60))  # BGR felts, paper
 
 
 def camera_corner(face: np.ndarray, aspect: float, cam_w: float, angle_deg: float, offset: tuple[float, float],
-                  blur: float, noise: float, jpeg: int, background: Sequence[int], rng: np.random.Generator) -> np.ndarray:
+                  blur: float, noise: float, jpeg: int, background: Sequence[int], rng: np.random.Generator,
+                  optics: Callable[[np.ndarray], np.ndarray] | None = None) -> np.ndarray:
     """A card's top-left corner as the detector sees it: (H, W, 3) blurred channels at the template scale.
 
     ``face`` is the flat face (BGR), upright; ``offset`` is where the card's corner
     falls on the camera's pixel grid (sub-pixel), ``angle_deg`` how far the card
-    lies off the row the detector measured.
+    lies off the row the detector measured; ``optics`` (glare, motion blur: :mod:`vision.classifier`)
+    acts on the corner in camera pixels before the lens blur, the noise and the JPEG.
     """
     hf, wf = face.shape[:2]
     c = cam_w / wf
@@ -56,6 +58,8 @@ def camera_corner(face: np.ndarray, aspect: float, cam_w: float, angle_deg: floa
     a = np.hstack([rot @ np.diag([sx, sy]), [[ox], [oy]]]).astype(np.float32)
     cam: np.ndarray = cv2.warpAffine(small, a, cam_size, flags=cv2.INTER_LINEAR, borderMode=cv2.BORDER_CONSTANT,
                                      borderValue=tuple(float(v) for v in background))
+    if optics is not None:
+        cam = optics(cam)
     if blur > 0.05:
         cam = cv2.GaussianBlur(cam, (0, 0), blur)
     cam = cam.astype(np.float32) + rng.normal(0, noise, cam.shape).astype(np.float32)
@@ -91,7 +95,7 @@ def simulated_views(face: np.ndarray, aspect: float, n: int, rng: np.random.Gene
         out.append(camera_corner(
             face, aspect, cam_w, float(rng.uniform(-2.0, 2.0)), (float(rng.uniform(0, 1)), float(rng.uniform(0, 1))),
             float(rng.uniform(0.0, 1.2)), float(rng.uniform(1.0, 5.0)), int(rng.integers(55, 96)),
-            _BACKGROUNDS[int(rng.integers(len(_BACKGROUNDS)))], rng,
+            BACKGROUNDS[int(rng.integers(len(BACKGROUNDS)))], rng,
         ))
     return out
 

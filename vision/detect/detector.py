@@ -87,6 +87,7 @@ class Detector(BlobStage, StripStage, DiscriminantStage, UniqueStage):
         #: Table-space outlines of the last frame's big blobs that are not cards (hands, arms):
         #: the tracker holds a seat still while something covers it.
         self.occluders: list[np.ndarray] = []
+        self.last_candidates: dict[int, np.ndarray] = {}
 
     def foreground(self, frame: np.ndarray) -> np.ndarray:
         return self.segmenter.foreground(frame)
@@ -116,6 +117,7 @@ class Detector(BlobStage, StripStage, DiscriminantStage, UniqueStage):
         self._retry_along_gap(jobs, reads)
         self._wide_again(jobs, reads)
         self._merge_split_cards(face_rows, reads)
+        self._classifier_proposals(face_rows, reads)
         opts: Opts = {}
         self._strip_stage(face_rows, reads, opts)
         self._discriminant_stage(face_rows, reads, opts)
@@ -124,6 +126,9 @@ class Detector(BlobStage, StripStage, DiscriminantStage, UniqueStage):
         out, faces = self._emit(rows, reads)
         if self.p.unique:
             self._unique(out, faces, reads, opts)
+        #: each read face's candidate labels, by the ``id`` of its detection (for the benches' errors by
+        #: cause: was the right card among those the last stages chose from?)
+        self.last_candidates = {id(out[j]): opts.get(key, (reads[key].cand, reads[key].total))[0] for j, key in faces}
         return out
 
     def _emit(self, rows: list[Row], reads: Reads) -> tuple[list[Detection], list[tuple[int, Key]]]:

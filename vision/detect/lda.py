@@ -10,13 +10,54 @@ from __future__ import annotations
 import numpy as np
 
 from vision.deck import BACK, STRIP_H, STRIP_W, STRIP_X0, centred
-from vision.detect.model import Key, Opts, Reads, Row
+from vision.detect.fine import FineMatch
+from vision.detect.model import Job, Key, Opts, Reads, Row
 from vision.detect.state import DetectorState
 from vision.window_match import window_scores
 
 
-class DiscriminantStage(DetectorState):
+class DiscriminantStage(FineMatch, DetectorState):
     """Step 6."""
+
+    def _classifier_proposals(self, face_rows: list[Row], reads: Reads) -> None:
+        """Cards the fine match read weakly (under ``clf_below``) whose corner the classifier puts
+        with some confidence (log-probability over log 0.2) in a card the fine match did not
+        shortlist: that card joins the shortlist (in place of the weakest) and the card is matched
+        again.  Under glare the fine match's shortlist of four missed the right card in half the
+        misreads (docs/vision.md, the comparison of methods)."""
+        if self.p.recog not in ("clf", "both") or self.deck.clf.empty or self.p.clf_propose <= 0:
+            return
+        items: list[tuple[Key, Row, tuple[int, int]]] = []
+        for r in face_rows:
+            for i in range(len(r.positions)):
+                key = Key(id(r), r.way, i)
+                read = reads[key]
+                if read.label == BACK or read.score >= self.p.clf_below:
+                    continue
+                start = self._corner_at(r, r.way, read.corner[0])
+                if start is not None:
+                    items.append((key, r, start))
+        if not items:
+            return
+        sl = self.p.lda_slack
+        g = np.arange(-1, 2)
+        gy, gx = (a.ravel() for a in np.meshgrid(g, g, indexing="ij"))
+        at = np.array([s for _k, _r, s in items])
+        raw = self._atlas.windows((at[:, :1] + sl + gy).ravel(), (at[:, 1:] + sl + gx).ravel())
+        lp = self.deck.clf.log_probs(centred(raw)).reshape(len(items), len(gy), -1).max(axis=1)  # (K, C)
+        per_label = lp.reshape(len(items), -1, 2).max(axis=2)  # (K, faces): the better way round
+        jobs: list[Job] = []
+        for (key, r, _s), pl in zip(items, per_label, strict=True):
+            read = reads[key]
+            have = {int(c) for c in read.cand}
+            prop = [int(c) for c in np.argsort(-pl)[: self.p.clf_propose] if pl[c] > np.log(0.2) and int(c) not in have]
+            if not prop:
+                continue
+            keep = read.cand[np.argsort(-read.total)][: max(1, self.p.shortlist - len(prop))]
+            jobs.append(Job(r, key.way, key.card, self._wide_views(key.way, read), np.array([*keep, *prop], np.int64)))
+        for key, again in self._refine_batch(jobs, xs=self.p.wide_dx, dys=self.p.wide_dy).items():
+            if again.label != BACK:
+                reads[key] = again
 
     def _corner_at(self, r: Row, band_way: int, corner: tuple[int, int]) -> tuple[int, int] | None:
         """Where the windows +-LDA_SLACK px around a read corner (where the fine match put it) start in
@@ -31,8 +72,15 @@ class DiscriminantStage(DetectorState):
         return y0, r.atlas_cols[band_way] + x0
 
     def _discriminant(self, starts: list[tuple[int, int]], labs: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        """:meth:`_discriminant_windows` without which window each is."""
+        score, x, _which = self._discriminant_windows(starts, labs)
+        return score, x
+
+    def _discriminant_windows(self, starts: list[tuple[int, int]],
+                              labs: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
         """Discriminant scores of face labels ``labs`` (R, S) in the corner regions whose first windows
-        start at ``starts`` in the band atlas: (scores (R, S, 2), windows (R, S, 2, D)).
+        start at ``starts`` in the band atlas: (scores (R, S, 2), windows (R, S, 2, D), and which
+        window of the atlas each is (R, S, 2): candidates often align on the same one).
 
         Each label's each view (printed corner, opposite corner turned round) is scored on
         the window of the region its own plain view correlates with best, as enrollment
@@ -53,7 +101,7 @@ class DiscriminantStage(DetectorState):
         x = centred(raw.rows(k)).reshape(n, 2 * s_max, -1)  # (R, 2S, D)
         cls = (2 * labs[..., None] + np.arange(2)).reshape(n, -1)  # (R, 2S)
         score = np.einsum("rkd,rkd->rk", x, self.deck.lda_w.T[cls]) + self.deck.lda_b[cls]
-        return score.reshape(n, s_max, 2), x.reshape(n, s_max, 2, -1)
+        return score.reshape(n, s_max, 2), x.reshape(n, s_max, 2, -1), k.reshape(n, s_max, 2)
 
     def _discriminant_stage(self, face_rows: list[Row], reads: Reads, opts: Opts) -> None:
         """Last word among each card's shortlist: the deck's corner discriminant (:mod:`vision.discriminant`).
@@ -63,8 +111,14 @@ class DiscriminantStage(DetectorState):
         change the reading: the best leads the next by less than ``lda_weight``.  A top card
         is scored on both its corners.
         """
+        use_lda = self.p.recog in ("lda", "both") or self.deck.clf.empty
+        use_clf = self.p.recog in ("clf", "both") and not self.deck.clf.empty
         if not self.deck.lda_w.size:
             return
+
+        def clf_weight(score: float) -> float:  # the classifier's say: more where the corner matched poorly
+            return 0.0 if not use_clf else self.p.clf_weight if score >= self.p.clf_below else self.p.clf_weak
+
         keys: list[Key] = []
         starts: list[tuple[int, int]] = []
         labels: list[np.ndarray] = []
@@ -78,7 +132,7 @@ class DiscriminantStage(DetectorState):
                     continue
                 base = opts[key][1] if key in opts else total
                 top2 = np.partition(base, len(base) - 2)[-2:]
-                if top2[1] - top2[0] >= self.p.lda_weight:
+                if top2[1] - top2[0] >= max(self.p.lda_weight if use_lda else 0.0, clf_weight(read.score)):
                     continue
                 for bw, c in zip([r.way, 1 - r.way][: len(corner)], corner, strict=True):
                     start = self._corner_at(r, bw, c)
@@ -94,7 +148,14 @@ class DiscriminantStage(DetectorState):
         for k, row_labels in enumerate(labels):
             lab[k, : len(row_labels)] = row_labels
         face = (lab >= 0) & (lab < self.deck.lda_b.shape[0] // 2)
-        sv = self._discriminant(starts, np.where(face, lab, 0))[0].max(axis=2)  # (R, S): the better way round
+        score, x, which = self._discriminant_windows(starts, np.where(face, lab, 0))
+        sv = score.max(axis=2)  # (R, S): the better way round
+        if use_clf:  # the classifier's log-probability of each candidate's class, on the same windows
+            n, s_n = lab.shape
+            cls = 2 * np.where(face, lab, 0)[..., None] + np.arange(2)  # (R, S, 2)
+            _uniq, first, back = np.unique(which.ravel(), return_index=True, return_inverse=True)
+            lp = self.deck.clf.log_probs(x.reshape(n * s_n * 2, -1)[first])  # each window once
+            cv = lp[back.ravel(), cls.ravel()].reshape(n, s_n, 2).max(axis=2)
         own = np.array(owners)
         for k, key in enumerate(keys):
             sel = np.flatnonzero(own == k)
@@ -102,15 +163,19 @@ class DiscriminantStage(DetectorState):
                 continue
             read = reads[key]
             all_cand, total = read.cand, read.total
-            lda = np.where(face[sel[0], : len(all_cand)], sv[sel, : len(all_cand)].mean(axis=0), np.nan)
             cand, base = opts.get(key, (all_cand, total))
             pos = {int(c): n for n, c in enumerate(all_cand)}
             idx = np.array([pos[int(c)] for c in cand])
-            d = lda[idx]
-            if np.isnan(d).all():
-                continue
-            d = np.where(np.isnan(d), np.nanmax(d), d)
-            new = base + self.p.lda_weight * np.maximum((d - d.max()) / self.p.lda_nats, -1.0)
+            new = base.copy()
+            for on, vals, weight, nats in ((use_lda, sv, self.p.lda_weight, self.p.lda_nats),
+                                           (use_clf, cv if use_clf else sv, clf_weight(read.score), self.p.clf_nats)):
+                if not on:
+                    continue
+                d = np.where(face[sel[0], : len(all_cand)], vals[sel, : len(all_cand)].mean(axis=0), np.nan)[idx]
+                if np.isnan(d).all():
+                    continue
+                d = np.where(np.isnan(d), np.nanmax(d), d)
+                new = new + weight * np.maximum((d - d.max()) / nats, -1.0)
             j = int(np.argmax(new))
             opts[key] = (cand, new)
             strip = 0.0

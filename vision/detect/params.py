@@ -78,6 +78,15 @@ class DetectParams:
     index_low: float = 0.75  # a covered card matching only this well is believed if its corner is ...
     index_m2: float = 2.5  # ... this near (see DiscriminantStage._index_distance)
     lda_slack: int = 2  # either way around the read corner where the discriminant aligns each candidate
+    #: who has the last word among close readings: "lda" the corner discriminant, "clf" the classifier
+    #: trained at enrollment under simulated cardroom conditions (vision.classifier), "both" the two
+    #: added (a deck file without a classifier falls back to "lda")
+    recog: str = "both"
+    clf_weight: float = 0.02  # the classifier's say, as lda_weight's ...
+    clf_nats: float = 4.0  # ... in full from this far behind the best (log-probability)
+    clf_propose: int = 2  # the classifier's best cards that join a weak card's shortlist (0: none) ...
+    clf_below: float = 0.9  # ... where the fine match read the card less well than this; there the
+    clf_weak: float = 0.04  # classifier's say is this (the corner's match says less of a degraded corner)
     # A planned covered card is a ghost when the card below it, read through it, matches its own face
     # explain_min well and the planned card's corner matched less well than explain_score (real cards: 0.9 and up).
     explain_min: float = 0.85
