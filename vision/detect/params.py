@@ -81,7 +81,7 @@ class DetectParams:
     #: who has the last word among close readings: "lda" the corner discriminant, "clf" the classifier
     #: trained at enrollment under simulated cardroom conditions (vision.classifier), "both" the two
     #: added (a deck file without a classifier falls back to "lda")
-    recog: str = "both"
+    recog: str = "lda"  # "both" misread rows the discriminant reads (tests/vision/test_detect.py, seed 30014): off by default until that is settled
     clf_weight: float = 0.02  # the classifier's say, as lda_weight's ...
     clf_nats: float = 4.0  # ... in full from this far behind the best (log-probability)
     clf_propose: int = 2  # the classifier's best cards that join a weak card's shortlist (0: none) ...
