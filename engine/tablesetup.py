@@ -175,7 +175,10 @@ def _units(cfg: TableConfig, out: Path) -> dict[str, str]:
             f"vision service {cam.device}", f"{exe} vision run --config {conf} --device {shlex.quote(cam.device)}",
             after=[engine], wants=[engine],
             # The shoe -> engine -> console path is the one the dealer waits on: the camera yields.
-            extra=["Nice=10", "SupplementaryGroups=video"], device=cam.device)
+            # Nice= orders processes within one group only; where systemd puts every unit in its own
+            # CPU cgroup (the controller is on once any unit sets a weight) CPUWeight= is what counts,
+            # and 10 against the others' default 100 leaves the engine its core (docs/deploy.md).
+            extra=["Nice=10", "CPUWeight=10", "SupplementaryGroups=video"], device=cam.device)
     for screen in cfg.screens:
         flags = " --fullscreen" if screen.fullscreen else ""
         units[f"{UNIT_PREFIX}-{screen.role}.service"] = unit(

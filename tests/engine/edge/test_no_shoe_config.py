@@ -61,3 +61,19 @@ def test_shoe_false_on_a_store_that_played_with_a_shoe_takes_the_camera_from_the
     later.replay()
     assert later.core.floor.shoe_active is False and later.core.floor.prompts == {}
     later.store.close()
+
+
+def test_the_camera_unit_yields_the_cpu_to_the_engine(tmp_path: Path) -> None:
+    """Nice= alone orders the processes of one session or cgroup; systemd gives each unit its own,
+    so the vision unit also carries a low CPUWeight= and the engine's path keeps the default."""
+    units = tmp_path / "u"
+    done = subprocess.run([sys.executable, "-m", "engine.cli", "setup", "--out", str(tmp_path / "etc"),
+                           "--state-dir", str(tmp_path / "var"), "--camera", "0", "--units-dir", str(units)],
+                          capture_output=True, text=True, timeout=120)
+    assert done.returncode == 0, done.stderr
+    vision = [p for p in units.iterdir() if "-vision-" in p.name]
+    assert len(vision) == 1
+    lines = vision[0].read_text().splitlines()
+    assert "Nice=10" in lines and "CPUWeight=10" in lines
+    engine = next(p for p in units.iterdir() if p.name.endswith("-engine.service"))
+    assert not any(line.startswith(("CPUWeight=", "Nice=")) for line in engine.read_text().splitlines())
