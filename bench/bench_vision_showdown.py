@@ -29,6 +29,7 @@ for _var in ("OPENBLAS_NUM_THREADS", "OMP_NUM_THREADS", "MKL_NUM_THREADS"):
     os.environ.setdefault(_var, "1")
 
 import argparse  # noqa: E402
+import math  # noqa: E402
 import sys  # noqa: E402
 import time  # noqa: E402
 from dataclasses import dataclass, field  # noqa: E402
@@ -43,7 +44,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 from bench_vision import HELD_OUT, TUNING, deck_faces  # noqa: E402
 
 from vision.calibration import CalibrationError, calibrate  # noqa: E402
-from vision.deck import enroll, read_face_dir  # noqa: E402
+from vision.deck import CODES, enroll, read_face_dir  # noqa: E402
 from vision.detect import Detection, Detector  # noqa: E402
 from vision.scene import FaceSet, Scene  # noqa: E402
 from vision.scene_showdown import TabledCard, render_showdown  # noqa: E402
@@ -64,6 +65,7 @@ class ShowdownScore:
     scenes: int = 0
     ms: list[float] = field(default_factory=list)
     misses: list[str] = field(default_factory=list)
+    causes: dict[str, int] = field(default_factory=dict)
 
     def add(self, o: ShowdownScore) -> None:
         for name in ("visible", "visible_right", "wrong", "false_cards", "covered", "covered_right", "stud_up",
@@ -71,6 +73,8 @@ class ShowdownScore:
             setattr(self, name, getattr(self, name) + getattr(o, name))
         self.ms.extend(o.ms)
         self.misses.extend(o.misses)
+        for k, v in o.causes.items():
+            self.causes[k] = self.causes.get(k, 0) + v
 
     def line(self) -> str:
         pct = 100 * self.visible_right / self.visible if self.visible else 100.0
@@ -131,7 +135,108 @@ def score_showdown(scene: Scene, dets: list[Detection]) -> ShowdownScore:
     return sc
 
 
-def one_deck(deck: str, scenes: int, seed0: int) -> tuple[str, ShowdownScore]:
+def _angle_deg(u: np.ndarray, v: np.ndarray) -> float:
+    return abs((math.degrees(math.atan2(float(u[1]), float(u[0])) - math.atan2(float(v[1]), float(v[0]))) + 180.0) % 360.0 - 180.0)
+
+
+def _index_poses(c: TabledCard) -> list[tuple[np.ndarray, np.ndarray]]:
+    """The card's visible index corners as (corner, x direction), table mm."""
+    tc = c.table_corners
+    ex = (tc[1] - tc[0]) / float(np.linalg.norm(tc[1] - tc[0]))
+    out = []
+    if c.index_tl:
+        out.append((tc[0], ex))
+    if c.index_br:
+        out.append((tc[2], -ex))
+    return out
+
+
+def explain_misses(scene: Scene, dets: list[Detection], trace: list[dict[str, object]], labels: list[str],
+                   sc: ShowdownScore) -> None:
+    """Errors by cause (``--causes``, tuning decks only), from the tabled reading's trace
+    (``Detector.tabled_trace``): for each tabled card whose index shows and that was not read,
+
+    * ``no tabled look``: no blob holding it was read corner first (read as a row, an occluder, ...);
+    * ``missed corner``: no corner hypothesis within 3 mm and 6 degrees of a visible index corner;
+    * ``weak corner``: a hypothesis there, but its coarse (``tabled_coarse``) or fine (``tabled_min``) match too weak;
+    * ``not shortlisted``: the card's label not among the hypothesis's coarse labels;
+    * ``misread``: read there as another card (the fine match and discriminant chose it);
+    * ``gated``: read right but under ``tabled_min`` or past ``tabled_m2``;
+    * ``blob rejected``: read right, but the blob's reading was not taken (cover, or a row kept);
+    * ``dropped``: read right, then dropped as a duplicate (one card per label and outline);
+    * ``wrong pose``: a detection with its code lies off it.
+    And each wrong detection on a tabled card: ``duplicate`` (its code is another card of the same
+    hand's), ``another's card`` (a card elsewhere on the table) or ``invented`` (no such card there)."""
+    tabled = [c for c in scene.cards if isinstance(c, TabledCard) and c.in_view]
+    codes = {c.code for c in scene.cards}
+    read = {c.code for c in tabled if any(d.card == c.code and float(np.linalg.norm(d.center - c.center)) < 0.5 * _width(c) for d in dets)}
+
+    def add(cause: str, text: str) -> None:
+        sc.causes[cause] = sc.causes.get(cause, 0) + 1
+        sc.misses.append(f"    cause {cause}: {text}")
+
+    for c in tabled:
+        if not c.index_visible or c.code in read:
+            continue
+        label = labels.index(c.code) if c.code in labels else -1
+        mid = c.table_corners.mean(axis=0)
+        where = f"seed {scene.seed} seat {c.seat} {c.code}"
+        if any(d.card == c.code for d in dets):
+            add("wrong pose", where)
+            continue
+        recs = [r for r in trace if cv2.pointPolygonTest(np.asarray(r["tab"], np.float32).reshape(-1, 1, 2),
+                                                          (float(mid[0]), float(mid[1])), False) >= 0]
+        if not recs:
+            add("no tabled look", where)
+            continue
+        verdict = ""
+        order = ["missed corner", "weak corner", "not shortlisted", "misread", "gated", "blob rejected", "dropped"]
+        for r in recs:
+            corners = r.get("corners") or []
+            assert isinstance(corners, list)
+            near = [h for h, (p, ex, _ey) in enumerate(corners)
+                    if any(float(np.linalg.norm(p - q)) < 3.0 and _angle_deg(ex, u) < 6.0 for q, u in _index_poses(c))]
+            fine = r.get("fine") or {}
+            reads = [x for x in (r.get("reads") or []) if x["hyp"] in near]  # type: ignore[union-attr]
+            assert isinstance(fine, dict)
+            if not near:
+                v = "missed corner"
+            elif not any(h in fine for h in near):
+                v = "weak corner"
+            elif not any(label in fine[h][2] for h in near if h in fine):
+                v = "not shortlisted"
+            elif not reads:
+                v = "weak corner"
+            elif not any(x["best"] == label for x in reads):
+                v = "misread"
+                where += " as " + ",".join(labels[x["best"]] for x in reads)
+            else:
+                ok = [x for x in reads if x["best"] == label]
+                passed = any(x["scores"][x["cands"].index(label)] >= 0.86 and x["dist"][x["cands"].index(label)] <= 4.0 for x in ok)
+                if not passed:
+                    v = "gated"
+                    where += " " + ",".join(f"{x['scores'][x['cands'].index(label)]:.3f}/{x['dist'][x['cands'].index(label)]:.1f}" for x in ok)
+                elif r.get("result") is None or r.get("row") is False:
+                    v = "blob rejected"
+                    where += f" cover {r.get('cover')}"
+                else:
+                    v = "dropped"
+            if not verdict or order.index(v) > order.index(verdict):
+                verdict = v
+        add(verdict, where)
+    for d in dets:
+        if d.card is None:
+            continue
+        near_c = min(tabled, key=lambda c: float(np.linalg.norm(d.center - c.center)), default=None)
+        if near_c is None or float(np.linalg.norm(d.center - near_c.center)) >= 0.5 * _width(near_c) or near_c.code == d.card:
+            continue
+        if d.card in {c.code for c in tabled if c.seat == near_c.seat}:
+            add("duplicate", f"seed {scene.seed} seat {near_c.seat}: {d.card} on {near_c.code}")
+        else:
+            add("invented" if d.card not in codes else "another's card", f"seed {scene.seed} seat {near_c.seat}: {d.card} on {near_c.code}")
+
+
+def one_deck(deck: str, scenes: int, seed0: int, causes: bool = False) -> tuple[str, ShowdownScore]:
     d = deck_faces(deck)
     faces, back = read_face_dir(d)
     model = enroll(faces, back, deck)
@@ -145,17 +250,22 @@ def one_deck(deck: str, scenes: int, seed0: int) -> tuple[str, ShowdownScore]:
             total.add(score_showdown(scene, []))
             continue
         det = Detector(model, calib)
+        trace: list[dict[str, object]] = []
+        if causes:
+            det.tabled_trace = trace  # type: ignore[attr-defined]
         t0 = time.perf_counter()
         dets = det.detect(scene.image)
         ms = (time.perf_counter() - t0) * 1000
         s = score_showdown(scene, dets)
+        if causes:
+            explain_misses(scene, dets, trace, list(CODES), s)
         s.ms.append(ms)
         total.add(s)
     total.misses = [f"{deck}: {m}" for m in total.misses]
     return deck, total
 
 
-def _star(args: tuple[str, int, int]) -> tuple[str, ShowdownScore]:
+def _star(args: tuple[str, int, int, bool]) -> tuple[str, ShowdownScore]:
     cv2.setNumThreads(1)
     return one_deck(*args)
 
@@ -167,13 +277,17 @@ def main() -> int:
     ap.add_argument("--seed", type=int, default=90_000)
     ap.add_argument("--jobs", type=int, default=1)
     ap.add_argument("--dev", action="store_true", help="tuning decks only (never the held-out ones); prints every miss")
+    ap.add_argument("--causes", action="store_true", help="with --dev: each miss's cause (see explain_misses), and the counts")
     args = ap.parse_args()
     cv2.setNumThreads(1)
     decks = [d for d in args.decks.split(",") if d] or list(TUNING if args.dev else HELD_OUT)
     if args.dev and set(decks) & set(HELD_OUT):
         print(f"error: --dev never scores held-out decks: {sorted(set(decks) & set(HELD_OUT))}", file=sys.stderr)
         return 1
-    work = [(deck, args.scenes, args.seed) for deck in decks]
+    if args.causes and not args.dev:
+        print("error: --causes looks at errors: tuning decks only (--dev)", file=sys.stderr)
+        return 1
+    work = [(deck, args.scenes, args.seed, args.causes) for deck in decks]
     t0 = time.time()
     if args.jobs > 1:
         import multiprocessing
@@ -194,6 +308,8 @@ def main() -> int:
     if args.dev:
         for m in total.misses:
             print("  " + m)
+    if args.causes:
+        print("causes: " + ", ".join(f"{k} {v}" for k, v in sorted(total.causes.items(), key=lambda kv: -kv[1])))
     return 0
 
 

@@ -98,3 +98,15 @@ def test_stud_tables_read_as_without_the_tabled_reading(faces_dir, seed: int) ->
     with_it, without = _detect(faces_dir, scene), _detect(faces_dir, scene, tabled=False)
     assert [(d.card, d.face_up, tuple(np.round(d.center, 1))) for d in with_it] == \
         [(d.card, d.face_up, tuple(np.round(d.center, 1))) for d in without]
+
+
+def test_a_spreads_cards_read_as_backs_by_the_row_are_read_as_tabled_cards(faces_dir) -> None:
+    """Seed 92002, seat 2: two cards of a spread lie across each other in one blob that passes for a
+    row, and the row reading took them for two face-down cards (Ad and 7d read as backs, nothing
+    read); a blob read as down cards only is now read again corner first, and both are read."""
+    scene = render_showdown(FaceSet.load(faces_dir("anglo")), 92002)
+    dets = _detect(faces_dir, scene)
+    cards = {c.code: c for c in _tabled(scene, 2)}
+    assert cards["Ad"].index_visible and cards["7d"].index_visible
+    assert _read_right(cards["Ad"], dets) and _read_right(cards["7d"], dets)
+    assert _invented(scene, dets) == []
