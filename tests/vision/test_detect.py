@@ -245,16 +245,22 @@ def test_a_weak_corner_that_is_an_index_is_believed(faces_dir, monkeypatch) -> N
     0.86 a covered card needs); the discriminant's distance says it is an index corner (the
     windows of pips a plan takes for corners lie three times further), so it is read.
 
-    (The second match over the band's whole height also finds it, so that step is off here.)"""
+    (The second match over the band's whole height also finds it, and so can the classifier's
+    proposals, which match again over the band's height, or its judgement of a weak corner: all
+    three are off here.)"""
     import vision.detect as D
 
-    narrow = dataclasses.replace(D.PARAMS, wide_below=0.0)
+    narrow = dataclasses.replace(D.PARAMS, wide_below=0.0, clf_propose=0, clf_index=0.0)
     model, scene, calib = _table(faces_dir, "swiss-xvii", 20000)
     with_distance = score_scene(scene, Detector(model, calib, params=narrow).detect(scene.image))
     without = score_scene(scene, Detector(model, calib, params=dataclasses.replace(narrow, index_m2=0.0)).detect(scene.image))
     assert "seed 20000 seat 7 up #1 3c: read nothing" in without.errors
     assert with_distance.up_correct > without.up_correct, with_distance.errors
     assert with_distance.false_cards == 0, with_distance.errors
+    # the corner classifier as the judge instead of the distance (session 12): it gives the 3c 0.996
+    judged = score_scene(scene, Detector(model, calib, params=dataclasses.replace(
+        narrow, index_m2=0.0, recog="both", clf_index=0.5)).detect(scene.image))
+    assert not [e for e in judged.errors if "seat 7 up" in e] and judged.false_cards == 0, judged.errors
 
 
 def test_a_card_lower_than_its_row_is_matched_over_the_band_height(faces_dir, monkeypatch) -> None:
@@ -310,10 +316,11 @@ def test_one_card_the_plan_cut_in_two_is_found_between_them(faces_dir, monkeypat
     (two weak matches outscored one good one); both read poorly and were dropped, and the 8d
     with them.  One card looked for between their neighbours reads 8d at 0.95.
 
-    (The second match over the band's height can also find it, so that step is off here.)"""
+    (The second match over the band's height can also find it, and so can the classifier's
+    proposals, which match a weak card again over the band's height: both are off here.)"""
     import vision.detect as D
 
-    narrow = dataclasses.replace(D.PARAMS, wide_below=0.0)
+    narrow = dataclasses.replace(D.PARAMS, wide_below=0.0, clf_propose=0)
     model, scene, calib = _table(faces_dir, "anglo", 50014)
     merged = score_scene(scene, Detector(model, calib, params=narrow).detect(scene.image))
     monkeypatch.setattr(D.Detector, "_merge_split_cards", lambda self, rows, reads: None)
@@ -371,8 +378,10 @@ def test_the_top_card_is_looked_for_among_both_corners_candidates(faces_dir, mon
     model, scene, calib = _table(faces_dir, "plastic", 10007)
     both = score_scene(scene, Detector(model, calib).detect(scene.image))
     monkeypatch.setattr(D.Detector, "_top_candidates", lambda self, r, way, p: self._candidates(r.lscans[way], p))
-    # (the tabled reading off: a row that reads badly is read again corner first, which finds it right)
-    one = score_scene(scene, Detector(model, calib, params=dataclasses.replace(D.PARAMS, tabled=False)).detect(scene.image))
+    # (the tabled reading off: a row that reads badly is read again corner first, which finds it right;
+    # and the classifier's proposals off: they, too, bring the 4h to the far end's weak match)
+    one_corner = dataclasses.replace(D.PARAMS, tabled=False, clf_propose=0)
+    one = score_scene(scene, Detector(model, calib, params=one_corner).detect(scene.image))
     assert [e for e in one.errors if "seat 3 up" in e] == ["seed 10007 seat 3 up #3 4h: read 4d"], one.errors
     assert not [e for e in both.errors if "seat 3 up" in e], both.errors
 
@@ -411,7 +420,12 @@ def test_a_covered_card_is_there_when_any_reading_matches_its_corner(faces_dir) 
     """berlin, seed 30014, seat 7: the 2d, covered, matched its corner 0.872 as 2h and less as 2d;
     the strip look and the discriminant rightly made it 2d, and the gate for covered cards
     (0.86) then judged the corner by the 2d's own match and dropped the card.  Whether a corner
-    is there is the best match of any reading; which card it is comes after."""
+    is there is the best match of any reading; which card it is comes after.
+
+    With the classifier's proposals (recog "both") the same row was misread (3d read 2d, 2d read 2h)
+    until session 12: the classifier proposed 2d for the 3d's corner and 7d for the 2d's, and each
+    proposal took the place of the shortlist's weakest card, the right one both times (3d 0.862, 2d
+    0.854 in a shortlist led by 3h 0.888 and 2h 0.872).  A proposal now joins the shortlist."""
     model, scene, calib = _table(faces_dir, "berlin", 30014)
     sc = score_scene(scene, Detector(model, calib).detect(scene.image))
     assert not [e for e in sc.errors if "seat 7 up" in e], sc.errors

@@ -152,9 +152,9 @@ class Detector(BlobStage, StripStage, DiscriminantStage, UniqueStage):
         no_back = not self.deck.has_back
         # Covered cards whose corner matched too weakly to believe: is there an index corner at all?
         doubtful = [(r, Key(id(r), r.way, i)) for r in chosen.values() for i in range(1, len(r.positions) - 1)
-                    if self.p.index_low <= reads[Key(id(r), r.way, i)].score < self.p.covered_min
+                    if self._doubt_floor <= reads[Key(id(r), r.way, i)].score < self.p.covered_min
                     and reads[Key(id(r), r.way, i)].label != BACK]
-        like_index = dict(zip([k for _r, k in doubtful], self._index_distance(doubtful, reads) <= self.p.index_m2, strict=True))
+        like_index = dict(zip([k for _r, k in doubtful], self._like_index(doubtful, reads), strict=True))
         for r in chosen.values():
             positions = r.positions
             backs = sum(1 for i in range(len(positions)) if reads[Key(id(r), r.way, i)].label == BACK)

@@ -91,19 +91,20 @@ class FineMatch(DetectorState):
         return y0, x0, (x0 - STRIP_X0, y0 - self.p.pad_y)
 
     def _refine_batch(self, jobs: list[Job], plain_views: bool = False, xs: range | None = None,
-                      dys: range | None = None) -> Reads:
+                      dys: range | None = None, shortlist: int | None = None) -> Reads:
         """Re-match candidates at full resolution, ``xs`` along and ``dys`` across (default: the
-        fine match's slack), summed over the views."""
+        fine match's slack), summed over the views; a job with more than ``shortlist`` candidates
+        (default ``DetectParams.shortlist``) is first cut to that many on the plain views."""
         if not jobs:
             return {}
         xs = range(-self.p.pad_x, self.p.pad_x + 1) if xs is None else xs
         dys = range(-self.p.dy, self.p.dy + 1) if dys is None else dys
         specs = [[(bw, p, xs, dys) for bw, p in job.views] for job in jobs]
-        res = self._score_jobs(jobs, specs, plain_views)
+        res = self._score_jobs(jobs, specs, plain_views, self.p.shortlist if shortlist is None else shortlist)
         return {job.key: read for job, read in zip(jobs, res, strict=True)}
 
     def _score_jobs(self, jobs: list[Job], specs: list[list[tuple[int, int, range, range]]],
-                    plain_views: bool = False) -> list[Reading]:
+                    plain_views: bool = False, shortlist: int = 4) -> list[Reading]:
         """Fine match of every job at once (batched over jobs; a job has one or two views).
 
         ``plain_views``: only the two plain views of each candidate, not the camera-like
@@ -163,12 +164,12 @@ class FineMatch(DetectorState):
                 t = np.where(locate, full[cand[vj]].reshape(len(vj), -1), t)
             return t
 
-        if lmax > self.p.shortlist:
+        if lmax > shortlist:
             # Shortlist on the two plain views of each candidate, then the full match on the few left.
             pre = scores(table_of(self.primary, self._covered_primary)).max(axis=1).reshape(len(vj), lmax, 2).max(axis=2)  # (V, L)
             pre = (np.maximum if self.partial_index else np.add).reduceat(pre, np.cumsum(np.r_[0, nv[:-1]]), axis=0)
             pre = np.where(valid, pre, -np.inf)
-            keep = np.argsort(-pre, axis=1, kind="stable")[:, :self.p.shortlist]
+            keep = np.argsort(-pre, axis=1, kind="stable")[:, :shortlist]
             cand = np.take_along_axis(cand, keep, axis=1)
             valid = np.take_along_axis(valid, keep, axis=1)
         ns = cand.shape[1]

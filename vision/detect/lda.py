@@ -20,9 +20,9 @@ class DiscriminantStage(FineMatch, DetectorState):
     """Step 6."""
 
     def _classifier_proposals(self, face_rows: list[Row], reads: Reads) -> None:
-        """Cards the fine match read weakly (under ``clf_below``) whose corner the classifier puts
+        """Cards the fine match read weakly (under ``clf_propose_below``) whose corner the classifier puts
         with some confidence (log-probability over log 0.2) in a card the fine match did not
-        shortlist: that card joins the shortlist (in place of the weakest) and the card is matched
+        shortlist: that card joins the shortlist (which keeps all it had) and the card is matched
         again.  Under glare the fine match's shortlist of four missed the right card in half the
         misreads (docs/vision.md, the comparison of methods)."""
         if self.p.recog not in ("clf", "both") or self.deck.clf.empty or self.p.clf_propose <= 0:
@@ -32,7 +32,7 @@ class DiscriminantStage(FineMatch, DetectorState):
             for i in range(len(r.positions)):
                 key = Key(id(r), r.way, i)
                 read = reads[key]
-                if read.label == BACK or read.score >= self.p.clf_below:
+                if read.label == BACK or read.score >= self.p.clf_propose_below:
                     continue
                 start = self._corner_at(r, r.way, read.corner[0])
                 if start is not None:
@@ -53,9 +53,12 @@ class DiscriminantStage(FineMatch, DetectorState):
             prop = [int(c) for c in np.argsort(-pl)[: self.p.clf_propose] if pl[c] > np.log(0.2) and int(c) not in have]
             if not prop:
                 continue
-            keep = read.cand[np.argsort(-read.total)][: max(1, self.p.shortlist - len(prop))]
-            jobs.append(Job(r, key.way, key.card, self._wide_views(key.way, read), np.array([*keep, *prop], np.int64)))
-        for key, again in self._refine_batch(jobs, xs=self.p.wide_dx, dys=self.p.wide_dy).items():
+            # the proposals join the shortlist, none of it leaves: a weak corner's fine match is what is
+            # in doubt, and its weakest candidate was the right card as often as not (seed 30014, berlin's
+            # 3d and 2d lost their place to the classifier's 2d and 7d and were read 2d and 2h)
+            jobs.append(Job(r, key.way, key.card, self._wide_views(key.way, read), np.array([*read.cand, *prop], np.int64)))
+        for key, again in self._refine_batch(jobs, xs=self.p.wide_dx, dys=self.p.wide_dy,
+                                             shortlist=self.p.shortlist + self.p.clf_propose).items():
             if again.label != BACK:
                 reads[key] = again
 
@@ -183,6 +186,54 @@ class DiscriminantStage(FineMatch, DetectorState):
                 sc_cand, sc = self._strips[key]
                 strip = float(sc[int(np.flatnonzero(sc_cand == cand[j])[0])]) if (sc_cand == cand[j]).any() else 0.0
             reads[key] = read._replace(label=int(cand[j]), score=float(total[idx[j]]), strip=strip)
+
+    @property
+    def _doubt_floor(self) -> float:
+        """A covered card whose corner matched under covered_min but this well or better is looked at
+        again (:meth:`_like_index`); under it, it is a gap the plan guessed."""
+        return min(self.p.index_low, self.p.clf_index_low) if self._clf_judges else self.p.index_low
+
+    @property
+    def _clf_judges(self) -> bool:
+        return self.p.clf_index > 0 and self.p.recog in ("clf", "both") and not self.deck.clf.empty
+
+    def _like_index(self, items: list[tuple[Row, Key]], reads: Reads) -> np.ndarray:
+        """Whether each weakly matched covered corner (over :attr:`_doubt_floor`) is an index corner: the
+        discriminant's distance puts it near its reading's corners (``index_m2``; from ``index_low``) or
+        the classifier, trained on corners under glare, blur and 720p, gives its reading ``clf_index``
+        or more on the window that reading aligns on (from ``clf_index_low``)."""
+        out = np.zeros(len(items), bool)
+        if not items:
+            return out
+        score = np.array([reads[key].score for _r, key in items])
+        out |= (score >= self.p.index_low) & (self._index_distance(items, reads) <= self.p.index_m2)
+        if self._clf_judges:
+            out |= (score >= self.p.clf_index_low) & (self._clf_own(items, reads) >= np.log(self.p.clf_index))
+        return out
+
+    def _clf_own(self, items: list[tuple[Row, Key]], reads: Reads) -> np.ndarray:
+        """The classifier's log-probability of each read corner's own card (either way round), on the
+        window its reading aligns on (as the discriminant's); -inf where it cannot be measured."""
+        out = np.full(len(items), -np.inf)
+        starts: list[tuple[int, int]] = []
+        where: list[int] = []
+        labs: list[int] = []
+        for n, (r, key) in enumerate(items):
+            label, corner = reads[key].label, reads[key].corner
+            start = self._corner_at(r, r.way, corner[0])
+            if start is not None and label < self.deck.lda_b.shape[0] // 2:
+                starts.append(start)
+                where.append(n)
+                labs.append(label)
+        if not starts:
+            return out
+        _score, x = self._discriminant(starts, np.array(labs)[:, None])
+        x = x[:, 0]  # (R, 2, D): each view's own window
+        lp = self.deck.clf.log_probs(x.reshape(2 * len(starts), -1)).reshape(len(starts), 2, -1)
+        cls = 2 * np.array(labs)[:, None] + np.arange(2)[None, :]
+        own = np.take_along_axis(lp, cls[:, :, None], axis=2)[:, :, 0]  # (R, 2)
+        out[np.array(where)] = own.max(axis=1)
+        return out
 
     def _index_distance(self, items: list[tuple[Row, Key]], reads: Reads) -> np.ndarray:
         """How far each read corner lies from its reading's corners, as the discriminant measures.
