@@ -59,8 +59,15 @@ from vision.deck import CODES, enroll, read_face_dir  # noqa: E402
 from vision.detect import PARAMS, Detection, Detector, DetectParams  # noqa: E402
 from vision.evaluate import Score, score_scene  # noqa: E402
 from vision.scene import FaceSet, Scene, TruthCard, render_scene  # noqa: E402
+from vision.service import tabled_allowed  # noqa: E402
 from vision.tracking import Tracker  # noqa: E402
 
+
+def _street(det: Detector) -> Detector:
+    """The detector as the vision service sets it on these scenes (a dealt street: the engine's public
+    state says a hand is being bet, vision.service.PhaseGate): no cards tabled."""
+    det.at_showdown = tabled_allowed("betting")
+    return det
 
 def _img(scene: Scene, pts_mm: np.ndarray) -> np.ndarray:
     return cv2.perspectiveTransform(np.asarray(pts_mm, np.float64).reshape(-1, 1, 2), scene.table_to_image).reshape(-1, 2)
@@ -211,7 +218,7 @@ def main() -> int:
             scene = render_scene(fs, seed)
             calib0 = calibrate(scene.image, scene.layout)
             for m in reversed(methods):  # the first method's detector and detections are the chip and hand runs' base
-                det = Detector(model, calib0, params=_params(m))
+                det = _street(Detector(model, calib0, params=_params(m)))
                 base_dets = det.detect(scene.image)
                 base_score[m].add(score_scene(scene, base_dets))
                 causes["plain", m].update(_causes(scene, base_dets, det.last_candidates))
@@ -256,7 +263,7 @@ def main() -> int:
             hand_img = paint_hand(scene, poly, rng)
             if "hand" in only:
                 poly_px = _img(scene, poly)
-                handed = _reading(scene, Detector(model, calibrate(scene.image, scene.layout)).detect(hand_img))
+                handed = _reading(scene, _street(Detector(model, calibrate(scene.image, scene.layout))).detect(hand_img))
                 for i, c in enumerate(scene.cards):
                     if i not in base:
                         continue
@@ -268,7 +275,7 @@ def main() -> int:
                         totals["hand_untouched"] += 1
                         totals["hand_untouched_same"] += same
                 # through the tracker: still table, the hand for 8 frames, still again
-                tr_det = Detector(model, calibrate(scene.image, scene.layout), reuse=True)
+                tr_det = _street(Detector(model, calibrate(scene.image, scene.layout), reuse=True))
                 tracker = Tracker(scene.layout, 3)
                 frames = [scene.image] * 8 + [hand_img] * 8 + [scene.image] * 8
                 views = []
@@ -291,7 +298,7 @@ def main() -> int:
                     if calib is None:
                         whole[name, m].add(score_scene(cond, []))
                         continue
-                    dm = Detector(model, calib, params=_params(m))
+                    dm = _street(Detector(model, calib, params=_params(m)))
                     dets = dm.detect(cond.image)
                     whole[name, m].add(score_scene(cond, dets))
                     causes[name, m].update(_causes(cond, dets, dm.last_candidates))

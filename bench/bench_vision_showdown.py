@@ -48,6 +48,7 @@ from vision.deck import CODES, enroll, read_face_dir  # noqa: E402
 from vision.detect import Detection, Detector  # noqa: E402
 from vision.scene import FaceSet, Scene  # noqa: E402
 from vision.scene_showdown import TabledCard, render_showdown  # noqa: E402
+from vision.service import tabled_allowed  # noqa: E402
 
 
 @dataclass
@@ -253,6 +254,8 @@ def one_deck(deck: str, scenes: int, seed0: int, causes: bool = False) -> tuple[
         trace: list[dict[str, object]] = []
         if causes:
             det.tabled_trace = trace  # type: ignore[attr-defined]
+        # The engine's public state at these scenes: the showdown (vision.service.PhaseGate passes it so)
+        det.at_showdown = tabled_allowed("showdown")
         t0 = time.perf_counter()
         dets = det.detect(scene.image)
         ms = (time.perf_counter() - t0) * 1000

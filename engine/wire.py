@@ -197,7 +197,8 @@ CHANNELS: Final[Mapping[Channel, ChannelSpec]] = {
         ChannelSpec(
             Channel.STATE,
             frozenset({_E}),
-            frozenset({_E, Role.CONSOLE, Role.MONITOR}),
+            # (vision: the phase says when cards may lie tabled, the showdown; the state is public)
+            frozenset({_E, Role.CONSOLE, Role.MONITOR, Role.VISION}),
             1,
             True,
             Secrecy.PUBLIC,

@@ -11,7 +11,8 @@ CLI contract (relied on by other tools; keep it exact):
 * ``studtable vision detect --deck DECKFILE IMAGE`` prints exactly one JSON
   object ``{"cards": [{"card", "face_up", "center", "corners"}]}``; any picture of
   cards will do: without the layout's ArUco markers the card scale is estimated
-  from the cards in it (:mod:`vision.scale`).
+  from the cards in it (:mod:`vision.scale`).  Cards tabled at a showdown are read
+  too, unless ``--phase street`` says the picture is of a street.
 """
 
 from __future__ import annotations
@@ -42,6 +43,10 @@ def register(sub: Any) -> None:
     p.add_argument("--calibration", type=Path, default=None,
                    help="calibration file (default: the layout's ArUco markers in the image itself, or without "
                         "them the card scale estimated from the cards in the image)")
+    p.add_argument("--phase", choices=("unknown", "street", "showdown"), default="unknown",
+                   help="the table's phase when the picture was taken: 'street' reads rows and down cards only, "
+                        "'showdown' also cards tabled at the showdown (fanned, heaped); default unknown: both, "
+                        "as at a showdown")
     p.add_argument("image", type=Path)
     p.set_defaults(handler=_detect)
 
@@ -170,7 +175,9 @@ def _detect(args: argparse.Namespace) -> int:
                 from vision.scale import calibrate_from_cards
 
                 calib = calibrate_from_cards(img, model.aspect)
-        dets = Detector(model, calib).detect(img)
+        detector = Detector(model, calib)
+        detector.at_showdown = {"unknown": None, "street": False, "showdown": True}[args.phase]
+        dets = detector.detect(img)
     except (EnrollmentError, CalibrationError, OSError, ValueError) as exc:
         return _fail(str(exc))
     cards = [d.to_json() for d in dets if not d.half_turned]
@@ -268,7 +275,15 @@ def _run(args: argparse.Namespace) -> int:
     from vision.calibration import Calibration, CalibrationError
     from vision.deck import EnrollmentError, load
     from vision.detect import Detector
-    from vision.service import VisionCore, lower_priority, next_session, run_capture, session_file_for
+    from vision.service import (
+        PhaseGate,
+        VisionCore,
+        lower_priority,
+        next_session,
+        run_capture,
+        session_file_for,
+        state_listener,
+    )
     from vision.tracking import Tracker
 
     logging.basicConfig(level=logging.INFO, format="%(asctime)s %(levelname)s %(message)s", stream=sys.stderr)
@@ -292,6 +307,9 @@ def _run(args: argparse.Namespace) -> int:
     logging.getLogger(__name__).info("vision %s: session %d", args.device, args.session)
 
     bus = None
+    # The table's phase from the engine's public state (tabled cards only at the showdown): the core
+    # is made once the bus is up, so the listener reaches it through this holder.
+    gate = PhaseGate()
     if args.broker:
         from engine.bus import BusClient, BusError
         from engine.configfile import broker_login, parse_host_port
@@ -304,7 +322,10 @@ def _run(args: argparse.Namespace) -> int:
         try:
             bus = BusClient(host=host, port=port, username=user, password=password,
                             table=args.table, device=args.device, role="vision", session=args.session,
-                            version="1", capabilities=["up_cards", "down_count", "off_felt", "half_turned"]).start()
+                            version="1", capabilities=["up_cards", "down_count", "off_felt", "half_turned"],
+                            on_message=state_listener(gate))
+            bus.subscribe(wire.Channel.STATE)
+            bus.start()
         except (BusError, ValueError) as exc:
             return _fail(str(exc))
 
@@ -318,7 +339,7 @@ def _run(args: argparse.Namespace) -> int:
             bus.publish(msg.channel, msg.kind, **msg.body)
 
     core = VisionCore(Detector(model, calib, reuse=True), Tracker(calib.layout, args.stable_frames), publish,
-                      args.table, args.device, args.session)
+                      args.table, args.device, args.session, gate=gate, expect_state=bus is not None)
     try:
         if args.stall <= 0:
             return _fail(f"--stall must be a positive number of seconds, not {args.stall}")

@@ -19,11 +19,17 @@ Two layers, as everywhere in studtable:
   than going silent, reopens a camera or stream that drops out (``offline``
   while it is gone) and reads the clock.
 
-The MQTT client is not here: ``publish`` is whatever the caller passes.  The
-``studtable vision run`` command prints each message as a JSON line until the
-bus client (``engine/bus.py``) is committed; hooking it up is one callback.
-The Last Will (``offline`` on the availability topic) belongs to that client's
-connection.
+The table's phase: cards tabled at the showdown (fanned, heaped; :mod:`vision.detect.tabled`)
+lie on the felt only at the showdown and between hands, and reading a stud row as tabled cards
+costs the streets dearly on some decks, so the detector reads them only when the engine's
+public state says they may lie there (:class:`PhaseGate`, fed by :meth:`VisionCore.on_state`
+from ``public/state``, which the vision login may read: :func:`state_listener`; docs/vision.md,
+session 12).
+
+The MQTT client is not here: ``publish`` is whatever the caller passes (``studtable vision
+run`` passes the bus client's, ``engine/bus.py``, or prints each message as a JSON line), and
+the public state comes in through :func:`state_listener`.  The Last Will (``offline`` on the
+availability topic) belongs to that client's connection.
 """
 
 from __future__ import annotations
@@ -34,7 +40,7 @@ import os
 import queue
 import threading
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -84,6 +90,72 @@ def session_file_for(calibration: Path) -> Path:
     return calibration.with_name(calibration.stem + ".session")
 
 
+# --------------------------------------------------------------------------- the table's phase
+
+#: The engine's phases (``public/state`` ``phase``, engine/hand/state.py) on a street: only rows and
+#: down cards lie on the felt.  RRoP 3.6: a hand is shown "face-up on the table" at the showdown;
+#: cards shown "during ... a deal" are the exception, and the state names them (a seat's ``shown``).
+STREET_PHASES = frozenset({"dealing", "betting"})
+#: ... and where tabled cards may lie: the showdown; the hand over ("complete": the winner's hand
+#: lies tabled until the pot is pushed, a called hand may be asked to be seen again, cards may be
+#: shown "after a deal", RRoP 3.6, and the engine takes a show then); no hand ("idle": no street's
+#: rows to misread).
+TABLED_PHASES = frozenset({"showdown", "complete", "idle"})
+#: A state older than this (seconds of the frame clock) is stale: the engine publishes the state on
+#: every input and at least once a second while the camera reports (engine/service.py
+#: HEARD_REFRESH_S; the camera reports at least every ``heartbeat_frames`` frames), so a state this old
+#: means the engine or the bus is gone.
+PHASE_STALE_S = 30.0
+
+
+def tabled_allowed(phase: str, shown: bool = False) -> bool | None:
+    """Whether cards may lie tabled in ``phase`` (``shown``: a seat has shown cards during the hand);
+    None for a phase this service does not know (as if nothing were heard)."""
+    if phase in STREET_PHASES:
+        return shown
+    if phase in TABLED_PHASES:
+        return True
+    return None
+
+
+@dataclass
+class PhaseGate:
+    """What the table's phase says about tabled cards, from the engine's public state (pure).
+
+    * Nothing heard yet (no bus, an old broker ACL that does not let the vision login read
+      ``public/state``, the first frames after a start): None, and the detector reads tabled cards as
+      its parameters say (as it did before the gate).
+    * A state heard within ``stale_s``: its phase decides (:func:`tabled_allowed`).  A restart of the
+      vision service mid-showdown hears the retained state at once.
+    * A state older than ``stale_s``: False, rows only.  The engine is gone (it republishes the state
+      when it is back), nothing takes what the camera sees meanwhile but the broker's queue, and a
+      showdown heard last must not keep the tabled reading on the next hands' streets for ever (on
+      some decks it misreads rows: docs/vision.md, session 12).  Rows and down cards are read whatever
+      the gate says.
+
+    Thread-safe as it is used: the bus thread calls :meth:`observe`, the frame loop :meth:`at_showdown`;
+    what is heard is one tuple, replaced whole.
+    """
+
+    stale_s: float = PHASE_STALE_S
+    heard: tuple[bool | None, float] | None = None  # (what the last state said, when it came)
+
+    def observe(self, state: Mapping[str, object], now: float) -> None:
+        """A ``public/state`` snapshot (the ``state`` field) came at ``now``."""
+        phase = state.get("phase")
+        seats = state.get("seats")
+        shown = isinstance(seats, list) and any(isinstance(s, Mapping) and s.get("shown") for s in seats)
+        self.heard = (tabled_allowed(phase, shown) if isinstance(phase, str) else None, now)
+
+    def at_showdown(self, now: float) -> bool | None:
+        """What :attr:`vision.detect.Detector.at_showdown` should be for a frame taken at ``now``."""
+        heard = self.heard
+        if heard is None:
+            return None
+        said, when = heard
+        return False if now - when > self.stale_s else said
+
+
 @dataclass
 class VisionCore:
     detector: Detector
@@ -96,6 +168,11 @@ class VisionCore:
     seq: int = 0
     frames: int = 0
     last: Observation | None = field(default=None, repr=False)
+    gate: PhaseGate = field(default_factory=PhaseGate)
+    #: whether a bus feeds :meth:`on_state` (then a service that hears no state says so, once)
+    expect_state: bool = False
+    _first_t: float | None = field(default=None, repr=False)
+    _told: str = field(default="", repr=False)
 
     def _next_seq(self) -> int:
         self.seq += 1
@@ -116,9 +193,18 @@ class VisionCore:
     def set_online(self, online: bool) -> None:
         self.publish(wire.availability(self.table, self.device, online))
 
+    def on_state(self, state: Mapping[str, object], timestamp: float) -> None:
+        """The engine's public state (the ``state`` of a ``public/state`` message) came at ``timestamp``
+        (the frames' clock): what its phase says about tabled cards holds from the next frame on."""
+        self.gate.observe(state, timestamp)
+
     def on_frame(self, image: np.ndarray, timestamp: float) -> Observation:
-        """Detect, track, and publish if there is news (or a heartbeat is due)."""
+        """Detect (tabled cards as the table's phase allows), track, and publish if there is news
+        (or a heartbeat is due)."""
         self.frames += 1
+        self.detector.at_showdown = self.gate.at_showdown(timestamp)
+        if self.expect_state:
+            self._tell_phase(timestamp)
         detections = self.detector.detect(image)
         obs = self.tracker.update(self.frames, detections, timestamp, self.detector.occluders)
         self.last = obs
@@ -133,6 +219,36 @@ class VisionCore:
 
     def stop(self) -> None:
         self.publish(wire.availability(self.table, self.device, False))
+
+    def _tell_phase(self, timestamp: float) -> None:
+        """Log (once each) a public state never heard, or gone stale."""
+        if self._first_t is None:
+            self._first_t = timestamp
+        heard, stale = self.gate.heard, self.gate.stale_s
+        if heard is None and timestamp - self._first_t > stale and self._told != "unheard":
+            self._told = "unheard"
+            log.warning("vision %s: no public state from the engine in %.0f s: cards tabled at the showdown are "
+                        "read whatever the phase (is the engine running? a broker config generated before "
+                        "session 12 does not let the vision login read public/state: run `studtable broker "
+                        "config` again)", self.device, stale)
+        elif heard is not None and timestamp - heard[1] > stale and self._told != "stale":
+            self._told = "stale"
+            log.warning("vision %s: the engine's public state is %.0f s old: reading rows only (no tabled cards) "
+                        "until it comes again", self.device, timestamp - heard[1])
+        elif heard is not None and timestamp - heard[1] <= stale:
+            self._told = ""
+
+
+def state_listener(gate: PhaseGate, clock: Callable[[], float] = time.monotonic) -> Callable[[wire.Message], None]:
+    """The bus client's ``on_message`` for a vision service subscribed to ``public/state``: each state
+    goes to ``gate`` (the core's), stamped with ``clock`` (the frame loop's: :func:`run_capture`'s)."""
+
+    def on_message(msg: wire.Message) -> None:
+        state = msg.body.get("state")
+        if msg.channel is wire.Channel.STATE and isinstance(state, Mapping):
+            gate.observe(state, clock())
+
+    return on_message
 
 
 def open_capture(source: str) -> cv2.VideoCapture:

@@ -30,7 +30,7 @@ import numpy as np
 from engine import wire
 from engine.bus import BusClient
 from engine.wire import Role
-from vision.service import VisionCore, lower_priority, run_capture
+from vision.service import PhaseGate, VisionCore, lower_priority, run_capture, state_listener
 
 log = logging.getLogger("studtable.demo.camera")
 
@@ -175,13 +175,16 @@ class CameraService:
         self.calibration = calibrate(self.table_camera.frame(), self.table_camera.layout)
         self.stall_timeout = stall_timeout
         user, password = broker.login(Role.VISION, CAMERA_DEVICE)
+        gate = PhaseGate()  # the table's phase from the engine's public state, as `vision run` hears it
         self.bus = BusClient(host=broker.host, port=broker.port, username=user, password=password, table=table,
                              device=CAMERA_DEVICE, role=Role.VISION, session=time.time_ns() // 1_000_000,
-                             version="1", capabilities=["up_cards", "down_count", "off_felt", "half_turned"])
+                             version="1", capabilities=["up_cards", "down_count", "off_felt", "half_turned"],
+                             on_message=state_listener(gate))
+        self.bus.subscribe(wire.Channel.STATE)
         _warm_up(faces, model)
         self.core = _CountingCore(Detector(model, self.calibration, reuse=True),
                                   Tracker(self.calibration.layout, stable_frames), self._publish, table,
-                                  CAMERA_DEVICE, 1)
+                                  CAMERA_DEVICE, 1, gate=gate, expect_state=True)
         self._stop = threading.Event()
         self._thread = threading.Thread(target=self._run, name="vision-service", daemon=True)
 

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from dataclasses import replace
+
 import cv2
 import numpy as np
 
@@ -23,11 +25,24 @@ class Detector(BlobStage, StripStage, DiscriminantStage, UniqueStage):
     (region masks, sample points) and the deck's templates as the stages use them;
     :meth:`detect` is then one frame in, detections out.  ``params`` are the tuning
     constants (:data:`vision.detect.params.PARAMS` unless an experiment says otherwise).
+
+    :attr:`at_showdown` is what the table's phase says about tabled cards (cards shown at the
+    showdown, fanned or heaped, read by :mod:`vision.detect.tabled`): True where they may lie (the
+    showdown, and between hands), False on a street (only rows and down cards: no blob is read
+    as tabled cards, no row read again as them), None when nobody said (a photo on the command
+    line, a service that has not heard the engine yet): read as ``params.tabled`` says.
+    ``params.tabled`` stays the master switch: False, and tabled cards are never read.
     """
+
+    #: the table's phase, as far as tabled cards go (see the class docstring); set per frame or per state
+    at_showdown: bool | None = None
 
     def __init__(self, deck: DeckModel, calib: Calibration, face_floor: float = 0.6, reuse: bool = False,
                  params: DetectParams = PARAMS) -> None:
         self.p = params
+        self._params = params  # with tabled cards read (as the params say) ...
+        self._street_params = replace(params, tabled=False)  # ... and on a street: never
+        self._read_tabled = params.tabled  # what the last frame did (the reused blobs' memory holds its readings)
         #: ``reuse``: a blob that has not moved or changed since the last frame keeps its cards
         #: without being read again (the service's steady state: most of the felt is still).
         self.reuse = reuse
@@ -93,7 +108,15 @@ class Detector(BlobStage, StripStage, DiscriminantStage, UniqueStage):
         return self.segmenter.foreground(frame)
 
     def detect(self, frame: np.ndarray) -> list[Detection]:
-        """All cards in one frame (see :mod:`vision.detect` for how)."""
+        """All cards in one frame (see :mod:`vision.detect` for how); tabled cards as
+        :attr:`at_showdown` allows."""
+        tabled = self._params.tabled and self.at_showdown is not False
+        if tabled != self._read_tabled:
+            # The phase changed what a blob may be: blobs kept from the last frame are read again
+            # (a heap read as tabled cards at the showdown is no card on the next hand's street).
+            self._memory = []
+            self._read_tabled = tabled
+        self.p = self._params if tabled else self._street_params
         out, rows, fresh, memory, root, occluded = self._find_rows(frame)
         self._backness(rows)
         for r in rows:
