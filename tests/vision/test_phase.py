@@ -127,6 +127,20 @@ def test_a_street_frame_is_read_without_tabled_cards_and_a_showdown_frame_with_t
     assert _key(off.detect(scene.image)) == _key(without)
 
 
+def test_a_row_is_not_read_again_as_tabled_cards_on_a_street(faces_dir: Callable[[str], Path]) -> None:
+    """Tight and reversed fans (seed 2) pass for stud rows: the tabled reading reads those rows again as
+    tabled cards (``_tabled_rows``) at the showdown; on a street no row is read again."""
+    directory = faces_dir("anglo")
+    scene = render_showdown(FaceSet.load(directory), 2, arrangement="fan")
+    model, calib = _enrolled(directory), calibrate(scene.image, scene.layout)
+    rows_only = _key(Detector(model, calib, params=replace(PARAMS, tabled=False)).detect(scene.image))
+    det = Detector(model, calib)
+    det.at_showdown = True
+    assert _key(det.detect(scene.image)) != rows_only  # (the positive control: rows read again)
+    det.at_showdown = tabled_allowed("dealing")
+    assert _key(det.detect(scene.image)) == rows_only
+
+
 def test_a_reused_blob_does_not_keep_its_tabled_reading_into_the_street(showdown: Any) -> None:
     """The service's detector keeps an unchanged blob's cards from the last frame: a fan read at the
     showdown must not stay read when the next state says a street is on (the same picture)."""

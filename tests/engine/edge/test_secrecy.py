@@ -67,7 +67,8 @@ def test_console_and_monitor_never_receive_a_secret(mqtt_broker: Any, clients: A
     engine.publish(wire.topic(T, Channel.HISTORY), history_secret(secret), retain=True)
 
     snoopers = {}
-    for role in ("console", "monitor"):
+    # (vision too: since session 12 it reads public/state, for the table's phase)
+    for role in ("console", "monitor", "vision"):
         client = TestClient(mqtt_broker, role, f"{role}-1")
         clients[role] = client
         assert client.connected()
