@@ -7,9 +7,11 @@
 Why: on a shared machine the frame time of one run wanders by a few milliseconds
 from run to run, more than a change worth making saves.  Here both detectors read
 the same frames, alternately, in one process, and the ratio of their medians is
-what is reported.  Only the detector (``vision/detect``, once ``vision/detect.py``) is taken from the revision; the rest
-of the package (the deck model, the enrollment) is the working tree's, so the two
-must agree on the deck file (they do while ``MODEL_VERSION`` is unchanged).
+what is reported.  Only the detector (``vision/detect``, once ``vision/detect.py``) and its compiled
+inner loops (``vision/window_match.py``, ``vision/strip_match.py``, where the revision has them; the
+detector's copy imports its own) are taken from the revision; the rest of the package (the deck
+model, the enrollment) is the working tree's, so the two must agree on the deck file (they do while
+``MODEL_VERSION`` is unchanged).
 
 Same frames as the speed run of ``bench_vision.py``: 1920x1080, 8 seats at sixth
 street, one core, CPU time of ``Detector.detect``.
@@ -40,21 +42,35 @@ from vision.deckart import face_dir  # noqa: E402
 from vision.scene import FaceSet, render_scene  # noqa: E402
 
 ROOT = Path(__file__).resolve().parent.parent
+#: modules of ``vision`` outside the detector's package that travel with it (its compiled loops)
+KERNELS = ("window_match", "strip_match")
 
 
 def _rev_files(rev: str | None) -> dict[str, str]:
     """The detector's source at ``rev`` (None: the working tree): ``{"detect.py": text}`` for the
-    single module it once was, ``{"detect/<file>.py": text, ...}`` for the package it is now."""
+    single module it once was, ``{"detect/<file>.py": text, ...}`` for the package it is now, and
+    ``{"<kernel>.py": text}`` for each of :data:`KERNELS` the revision has."""
     if rev is None:
         pkg = ROOT / "vision" / "detect"
         if pkg.is_dir():
-            return {f"detect/{f.name}": f.read_text() for f in sorted(pkg.glob("*.py"))}
-        return {"detect.py": (ROOT / "vision" / "detect.py").read_text()}
+            files = {f"detect/{f.name}": f.read_text() for f in sorted(pkg.glob("*.py"))}
+        else:
+            files = {"detect.py": (ROOT / "vision" / "detect.py").read_text()}
+        files.update({f"{k}.py": (ROOT / "vision" / f"{k}.py").read_text() for k in KERNELS if (ROOT / "vision" / f"{k}.py").is_file()})
+        return files
     listing = subprocess.run(["git", "-C", str(ROOT), "ls-tree", "-r", "--name-only", rev, "vision/"],
                              check=True, capture_output=True, text=True).stdout.split()
-    names = [n for n in listing if n == "vision/detect.py" or (n.startswith("vision/detect/") and n.endswith(".py"))]
+    names = [n for n in listing if n == "vision/detect.py" or (n.startswith("vision/detect/") and n.endswith(".py"))
+             or n in {f"vision/{k}.py" for k in KERNELS}]
     return {n.removeprefix("vision/"): subprocess.run(["git", "-C", str(ROOT), "show", f"{rev}:{n}"], check=True,
                                                        capture_output=True, text=True).stdout for n in names}
+
+
+def _own_imports(text: str, name: str, kernels: list[str]) -> str:
+    """A module's source with its imports of the detector and of its kernels pointed at the copy ``name``."""
+    for k in kernels:
+        text = text.replace(f"vision.{k}", f"{name}.{k}")
+    return text.replace("vision.detect", name)
 
 
 def detect_module(rev: str | None, name: str, tmp: Path) -> ModuleType:
@@ -67,15 +83,16 @@ def detect_module(rev: str | None, name: str, tmp: Path) -> ModuleType:
         spec = importlib.util.spec_from_file_location(name, Path(rev))
     else:
         files = _rev_files(rev)
-        if "detect.py" in files:
+        if "detect.py" in files:  # (a single module: its kernels are the working tree's)
             path = tmp / f"{name}.py"
             path.write_text(files["detect.py"])
             spec = importlib.util.spec_from_file_location(name, path)
         else:
             pkg = tmp / name
             pkg.mkdir()
+            kernels = [k for k in KERNELS if f"{k}.py" in files]
             for rel, text in files.items():
-                (pkg / rel.removeprefix("detect/")).write_text(text.replace("vision.detect", name))
+                (pkg / rel.removeprefix("detect/")).write_text(_own_imports(text, name, kernels))
             spec = importlib.util.spec_from_file_location(name, pkg / "__init__.py", submodule_search_locations=[str(pkg)])
     assert spec is not None and spec.loader is not None
     module = importlib.util.module_from_spec(spec)
@@ -103,9 +120,9 @@ def main() -> int:
         scene = render_scene(fs, args.seed + k, seats=8, street=6, all_active=True, close_up=False,
                              off_felt=False, half_turned=False)
         frames.append((scene.image, calibrate(scene.image, scene.layout)))
-    with tempfile.TemporaryDirectory() as tmp:
-        old = detect_module(args.old, "detect_old", Path(tmp))
-        new = detect_module(args.new, "detect_new", Path(tmp))
+    tmp = tempfile.TemporaryDirectory()  # kept while the copies run (numba caches their compiled loops beside them)
+    old = detect_module(args.old, "detect_old", Path(tmp.name))
+    new = detect_module(args.new, "detect_new", Path(tmp.name))
     detectors = [(old.Detector(model, cal), new.Detector(model, cal)) for _img, cal in frames]
     for (img, _cal), (a, b) in zip(frames, detectors, strict=True):  # warm up both
         a.detect(img)
@@ -123,6 +140,7 @@ def main() -> int:
     print(f"  old {args.old}: {m_old:.2f} ms")
     print(f"  new {args.new or 'working tree'}: {m_new:.2f} ms")
     print(f"  new/old {m_new / m_old:.3f}")
+    tmp.cleanup()
     return 0
 
 

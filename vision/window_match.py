@@ -43,20 +43,8 @@ def gather_windows(
         for j in range(ny * nx):
             r0 = starts[v, 0] + j // nx
             c0 = starts[v, 1] + j % nx
+            _copy_window(bright, colour1, colour2, h, w, r0, c0, x[v, j])
             xv = x[v, j]
-            d = 0
-            for i in range(h):
-                for q in range(w):
-                    xv[d] = bright[r0 + i, c0 + q]
-                    d += 1
-            for i in range(h2):
-                for q in range(w2):
-                    xv[d] = colour1[r0 + 2 * i, c0 + 2 * q]
-                    d += 1
-            for i in range(h2):
-                for q in range(w2):
-                    xv[d] = colour2[r0 + 2 * i, c0 + 2 * q]
-                    d += 1
             k = v * ny * nx + j
             m0, m1, m2, s = mu[k, 0], mu[k, 1], mu[k, 2], spread[k]
             norm2 = np.float32(0.0)
@@ -64,6 +52,44 @@ def gather_windows(
                 y = xv[d] * wt[d] - (m0 * basis[0, d] + m1 * basis[1, d] + m2 * basis[2, d] + s * basis[3, d])
                 norm2 += y * y
             inv[v, j] = np.float32(1.0) / (np.sqrt(norm2) + np.float32(1e-6) * s)
+
+
+@numba.njit(cache=True, nogil=True)
+def gather_raw(
+    bright: np.ndarray, colour1: np.ndarray, colour2: np.ndarray, h: int, w: int,
+    rows: np.ndarray, cols: np.ndarray, x: np.ndarray,
+) -> None:
+    """The ``h`` x ``w`` windows whose top left corners are at ``rows``, ``cols`` (K,) in the pooled
+    layout into ``x`` (K, D), copied as they are: what ``vision.deck.WindowSource.windows`` gathers
+    through sliding-window views, without numpy's fancy indexing of a 4-d view (a quarter of the time)."""
+    for k in range(rows.shape[0]):
+        _copy_window(bright, colour1, colour2, h, w, rows[k], cols[k], x[k])
+
+
+@numba.njit(cache=True, nogil=True, inline="always")
+def _copy_window(bright: np.ndarray, colour1: np.ndarray, colour2: np.ndarray, h: int, w: int, r0: int, c0: int,
+                 xv: np.ndarray) -> None:
+    """One window (top left corner at ``r0``, ``c0``) in the pooled layout into ``xv`` (D,): its
+    brightness, then every other pixel of the two colour planes' 2x2 sums, row by row (each row a
+    run of neighbouring values: three times as fast as counting the values one by one)."""
+    h2, w2 = h // 2, w // 2
+    for i in range(h):
+        src = bright[r0 + i]
+        base = i * w
+        for q in range(w):
+            xv[base + q] = src[c0 + q]
+    off = h * w
+    for i in range(h2):
+        src = colour1[r0 + 2 * i]
+        base = off + i * w2
+        for q in range(w2):
+            xv[base + q] = src[c0 + 2 * q]
+    off += h2 * w2
+    for i in range(h2):
+        src = colour2[r0 + 2 * i]
+        base = off + i * w2
+        for q in range(w2):
+            xv[base + q] = src[c0 + 2 * q]
 
 
 @numba.njit(cache=True, fastmath=True, nogil=True)

@@ -511,3 +511,107 @@ def test_a_still_frame_read_again_keeps_its_cards_and_its_occluders(faces_dir) -
     assert occ_first >= 1 and occ_again == occ_first
     assert seen(again) == seen(first) and len({d.blob for d in again}) == len({d.blob for d in first})
     assert seen(first) == seen(Detector(model, calib).detect(img))  # reading afresh gives the same
+
+
+def _foreground_by_opencv(seg, frame: np.ndarray) -> np.ndarray:  # type: ignore[no-untyped-def]
+    """Step 1 as whole-picture OpenCV operations (how it was written until session 12): the reference."""
+    small = cv2.resize(frame, seg.small_size, interpolation=cv2.INTER_AREA)
+    hue, sat, val = cv2.split(cv2.cvtColor(small, cv2.COLOR_BGR2HSV))
+    bg = np.zeros_like(hue)
+    for name, region, tol in (("felt", seg.felt_mask, 14), ("rail", seg.rail_mask, 8)):
+        idx = seg.samples[name]
+        hs = hue.ravel()[idx].astype(np.int32)
+        hist = np.bincount(hs, minlength=180).astype(np.float32)
+        hist = hist + np.roll(hist, 1) + np.roll(hist, -1)
+        peaks = [int(np.argmax(hist))]
+        if name == "felt" and seg.picture:
+            d = np.abs(np.arange(180) - peaks[0])
+            rest = np.where(np.minimum(d, 180 - d) <= 2 * tol, 0.0, hist)
+            if rest.max() >= 0.25 * hist[peaks[0]]:
+                peaks.append(int(np.argmax(rest)))
+        for hm in peaks:
+            near = np.minimum(np.abs(hs - hm), 180 - np.abs(hs - hm)) <= tol
+            sm = float(np.median(sat.ravel()[idx][near])) if near.any() else 0.0
+            vm = float(np.median(val.ravel()[idx][near])) if near.any() else 255.0
+            d = np.abs(np.arange(256) - hm)
+            lut = np.where(np.minimum(d, 180 - d) <= tol, 255, 0).astype(np.uint8)
+            same = cv2.bitwise_and(cv2.LUT(hue, lut), cv2.threshold(sat, 0.45 * sm, 255, cv2.THRESH_BINARY)[1])
+            same = cv2.bitwise_and(same, cv2.threshold(val, seg.p.felt_bright * vm, 255, cv2.THRESH_BINARY_INV)[1])
+            bg |= cv2.bitwise_and(same, region)
+    fg = cv2.bitwise_and(cv2.bitwise_not(bg), cv2.bitwise_or(seg.felt_mask, seg.rail_mask))
+    return cv2.medianBlur(fg, 3)
+
+
+@pytest.mark.parametrize(("deck", "seed", "felt_bright"), [("tango_nuevo", 10012, 1.6), ("anglo", 10003, 1.6),
+                                                           ("anglo", 10003, 1e9), ("anglo", 10003, 0.1)])
+def test_the_compiled_foreground_is_the_opencv_one(faces_dir, deck: str, seed: int, felt_bright: float) -> None:
+    """The foreground tested in one compiled pass is pixel for pixel what the whole-picture OpenCV
+    operations gave (burgundy felt, a picture without markers, thresholds beyond 8 bits and beyond
+    int32, which cv2.threshold took as the most negative int: no pixel is dark enough), and keeps
+    the picture's saturation and brightness for step 2."""
+    from vision.detect.foreground import FeltSegmenter
+    from vision.detect.params import PARAMS
+    from vision.scale import top_view
+
+    _model, scene, calib = _table(faces_dir, deck, seed)
+    params = dataclasses.replace(PARAMS, felt_bright=felt_bright)
+    picture = top_view((scene.image.shape[1], scene.image.shape[0]), 1.2)
+    for cal in (calib, picture):
+        seg = FeltSegmenter(cal, params)
+        fg = seg.foreground(scene.image)
+        assert np.array_equal(fg, _foreground_by_opencv(seg, scene.image))
+        assert 0 < np.count_nonzero(fg) < fg.size or felt_bright > 1e6
+        hsv = cv2.cvtColor(cv2.resize(scene.image, seg.small_size, interpolation=cv2.INTER_AREA), cv2.COLOR_BGR2HSV)
+        assert np.array_equal(seg._sat, hsv[:, :, 1]) and np.array_equal(seg._val, hsv[:, :, 2])
+
+
+def _plan_by_python(gain: list[float], last_c: int, lo: float, hi: float) -> list[int]:
+    """The card-edge dynamic programme in plain Python with a deque (until session 12): the reference."""
+    import collections
+    import math
+
+    n = len(gain)
+    val, prev = [-math.inf] * n, [-1] * n
+    val[0] = 0.0
+    window: collections.deque[int] = collections.deque()
+    added = 0
+    for j in range(1, last_c + 1):
+        i0, i1 = max(0, math.ceil(j - hi)), math.floor(j - lo)
+        while added <= i1:
+            while window and val[window[-1]] <= val[added]:
+                if val[window[-1]] == val[added]:
+                    break
+                window.pop()
+            window.append(added)
+            added += 1
+        while window and window[0] < i0:
+            window.popleft()
+        if i1 < i0 or not window or val[window[0]] == -math.inf:
+            continue
+        k = window[0]
+        val[j] = val[k] + (gain[j] if j != last_c else 0.0)
+        prev[j] = k
+    if val[last_c] == -math.inf:
+        return []
+    path = [last_c]
+    while prev[path[-1]] >= 0:
+        path.append(prev[path[-1]])
+    return path[::-1]
+
+
+def test_the_compiled_plan_is_the_python_one() -> None:
+    """The compiled dynamic programme places the card edges where the Python one did, ties (scores
+    rounded to a few values) and rows too short for any legal spacing included."""
+    from vision.detect.rows import _plan_path
+
+    rng = np.random.default_rng(21)
+    for trial in range(400):
+        n = int(rng.integers(1, 90))
+        gain = rng.normal(0.1, 0.3, n).astype(np.float32)
+        if trial % 3 == 0:
+            gain = np.round(gain * 4) / 4  # many ties
+        last_c = int(rng.integers(0, n))
+        lo, hi = 0.22 * 64 / 2, 0.68 * 64 / 2
+        path = np.empty(n, np.int64)
+        count = _plan_path(gain.astype(np.float64), last_c, lo, hi, path)
+        assert path[:count].tolist() == _plan_by_python(gain.astype(np.float64).tolist(), last_c, lo, hi)

@@ -105,3 +105,48 @@ def test_compiled_fine_match_scores_what_embedding_and_matrix_products_score() -
     np.testing.assert_allclose(got[1], want[1], atol=2e-5)
     # a window scores 1 against itself as a template
     assert np.isclose(want[0, 0, np.flatnonzero(tids[0] == 0)], 1.0, atol=1e-5).all()
+
+
+def test_band_atlas_gathers_what_the_window_source_gathers() -> None:
+    """The detector's band atlas (its windows copied out by compiled code) gives the window source's
+    windows bit for bit, the fine match's size and the coarse scan's, inside the image and (through
+    numpy's indexing, negative indices wrapping round) outside it."""
+    from vision.detect.rows import BandAtlas
+
+    rng = np.random.default_rng(11)
+    for h, w in ((STRIP_H, STRIP_W), (STRIP_H // 2, STRIP_W // 2)):
+        image = (rng.random((h + 6, 300, 3)) * 250 - 20).astype(np.float32)
+        ref, atlas = WindowSource(image, h, w), BandAtlas(image, h, w)
+        inside = (rng.integers(0, 7, 50), rng.integers(0, 300 - w + 1, 50))
+        outside = (np.array([0, -1, 2]), np.array([-3, 5, 0]))
+        for rows, cols in (inside, outside, (np.zeros(0, np.int64), np.zeros(0, np.int64))):
+            want, got = ref.windows(rows, cols), atlas.windows(rows, cols)
+            for a, b in zip(want, got, strict=True):
+                assert a.dtype == b.dtype and np.array_equal(a, b)
+        assert not np.array_equal(atlas.windows(*inside).x[1], atlas.windows(*inside).x[0])
+
+
+def test_compiled_gather_copies_each_window_as_the_numpy_gather_does() -> None:
+    """gather_windows' copy of each window (row by row) is the window source's, and its norms are
+    those of the embedded windows."""
+    from vision.deck import embed_raw as embed
+
+    rng = np.random.default_rng(12)
+    image = (rng.random((STRIP_H + 6, 120, 3)) * 200 + 10).astype(np.float32)
+    src = WindowSource(image, STRIP_H, STRIP_W)
+    mean = rng.normal(0, 0.05, (STRIP_H, STRIP_W, 3)).astype(np.float32)
+    weight = (0.15 + rng.random((STRIP_H, STRIP_W, 1))).astype(np.float32)
+    wt, basis = embedding_terms(mean, weight)
+    starts = np.array([[0, 0], [3, 40], [4, 97]])
+    ny, nx = 3, 5
+    rows = (starts[:, :1] + np.arange(ny * nx)[None, :] // nx).ravel()
+    cols = (starts[:, 1:] + np.arange(ny * nx)[None, :] % nx).ravel()
+    raw = src.windows(rows, cols)
+    x = np.empty((3, ny * nx, raw.x.shape[1]), np.float32)
+    inv = np.empty((3, ny * nx), np.float32)
+    gather_windows(src.bright, src.colour1, src.colour2, STRIP_H, STRIP_W, starts, ny, nx,
+                   raw.mean.astype(np.float32), raw.spread.astype(np.float32), wt, basis, x, inv)
+    assert np.array_equal(x.reshape(-1, raw.x.shape[1]), raw.x)
+    y = raw.x * wt - np.hstack([raw.mean, raw.spread[:, None]]).astype(np.float32) @ basis
+    np.testing.assert_allclose(inv.ravel(), 1 / np.linalg.norm(y, axis=1), rtol=1e-5)
+    np.testing.assert_allclose(embed(raw, mean, weight), y * inv.reshape(-1, 1), atol=1e-5)

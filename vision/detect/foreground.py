@@ -12,7 +12,10 @@ colour, a thin line trimmed off) are here too: they work on the same half-size m
 
 from __future__ import annotations
 
+import math
+
 import cv2
+import numba
 import numpy as np
 
 from vision.calibration import Calibration
@@ -55,6 +58,8 @@ class FeltSegmenter:
         self.felt_mask = cv2.subtract(felt, markers)
         self.rail_mask = cv2.subtract(rail, markers)
         self.marker_mask = markers
+        #: per pixel: 0 off the table (or a marker), 1 felt, 2 rail (the two masks do not overlap)
+        self.region = np.where(self.felt_mask > 0, 1, np.where(self.rail_mask > 0, 2, 0)).astype(np.uint8)
         rng = np.random.default_rng(0)
         self.samples = {}
         for name, m in (("felt", self.felt_mask), ("rail", self.rail_mask)):
@@ -63,7 +68,15 @@ class FeltSegmenter:
 
     # -- step 1: foreground ----------------------------------------------------------------
     def foreground(self, frame: np.ndarray) -> np.ndarray:
-        """Half-size mask of everything on the table that is not felt or rail."""
+        """Half-size mask of everything on the table that is not felt or rail.
+
+        A pixel is background when it lies on the felt (or the rail), its hue is within ``tol`` of
+        the region's (the peak of the hue histogram at the region's sample points), it is more than
+        0.45 times as saturated as the region's median there and no brighter than ``felt_bright``
+        times its median brightness.  The colour measurements are made at the sample points alone,
+        the test for every pixel in one compiled pass over the HSV picture (:func:`_classify`),
+        which also keeps its saturation and brightness (``_sat``, ``_val``: the cuts of step 2 use
+        them)."""
         if (frame.shape[1], frame.shape[0]) != self.calib.image_size:
             raise ValueError(
                 f"frame is {frame.shape[1]}x{frame.shape[0]} but the calibration is for "
@@ -71,17 +84,16 @@ class FeltSegmenter:
             )
         small = cv2.resize(frame, self.small_size, interpolation=cv2.INTER_AREA)
         hsv = cv2.cvtColor(small, cv2.COLOR_BGR2HSV)
-        hue, sat, val = cv2.split(hsv)
-        self._sat = sat
-        self._val = val
-        bg: np.ndarray = np.zeros_like(hue)
-        for name, region, tol in (("felt", self.felt_mask, 14), ("rail", self.rail_mask, 8)):
+        flat = hsv.reshape(-1, 3)
+        tests: list[tuple[int, int, int, int, int]] = []  # (region, hue, tol, sat_min, val_max): see _classify
+        for code, name, tol in ((1, "felt", 14), (2, "rail", 8)):
             idx = self.samples[name]
             if len(idx) == 0:
                 continue
-            hs = hue.ravel()[idx].astype(np.int32)
-            hist = np.bincount(hs, minlength=180).astype(np.float32)
-            hist = hist + np.roll(hist, 1) + np.roll(hist, -1)
+            at = np.empty((len(idx), 3), np.uint8)
+            hist = np.empty(256, np.float32)
+            n_hues = _hue_histogram(flat, idx, at, hist)  # (of the sample points' hues, each with its neighbours)
+            hist = hist[:n_hues]
             hm = int(np.argmax(hist))
             peaks = [hm]
             if name == "felt" and self.picture:
@@ -92,15 +104,14 @@ class FeltSegmenter:
                 if rest.max() >= 0.25 * hist[hm]:
                     peaks.append(int(np.argmax(rest)))
             for hm in peaks:
-                near = np.minimum(np.abs(hs - hm), 180 - np.abs(hs - hm)) <= tol
-                sm = float(np.median(sat.ravel()[idx][near])) if near.any() else 0.0
-                vm = float(np.median(val.ravel()[idx][near])) if near.any() else 255.0
-                d = np.abs(np.arange(256) - hm)
-                lut = np.where(np.minimum(d, 180 - d) <= tol, 255, 0).astype(np.uint8)
-                same = cv2.bitwise_and(cv2.LUT(hue, lut), cv2.threshold(sat, 0.45 * sm, 255, cv2.THRESH_BINARY)[1])
-                same = cv2.bitwise_and(same, cv2.threshold(val, self.p.felt_bright * vm, 255, cv2.THRESH_BINARY_INV)[1])
-                bg |= cv2.bitwise_and(same, region)
-        fg = cv2.bitwise_and(cv2.bitwise_not(bg), cv2.bitwise_or(self.felt_mask, self.rail_mask))
+                sm, vm = _medians(at, hm, tol)
+                tests.append((code, hm, tol, _threshold8(0.45 * sm), _threshold8(self.p.felt_bright * vm)))
+        if len(tests) > _TESTS:
+            raise ValueError(f"at most {_TESTS} background colours")
+        table = np.array(tests + [_NO_TEST] * (_TESTS - len(tests)), np.int16)
+        hue, self._sat, self._val = cv2.split(hsv)
+        fg = np.empty_like(hue)
+        _classify(hue, self._sat, self._val, self.region, table, fg)
         return cv2.medianBlur(fg, 3)
 
     def blobs(self, frame: np.ndarray) -> list[np.ndarray]:
@@ -208,3 +219,91 @@ class FeltSegmenter:
         if len(pieces) < 2:
             return []
         return [c for p in pieces for c in FeltSegmenter._grown(p, mask, kernel, offset) if cv2.contourArea(c) >= 60]
+
+
+def _threshold8(threshold: float) -> int:
+    """The integer an 8-bit pixel must lie above, as ``cv2.threshold`` (as step 1 was once made) takes a
+    threshold: rounded down to an int32 (beyond it, the most negative one), then within -1..255
+    (every pixel lies above it, or none)."""
+    low = math.floor(threshold)
+    low = low if -(2**31) <= low < 2**31 else -(2**31)
+    return min(max(low, -1), 255)
+
+
+@numba.njit(cache=True, nogil=True)
+def _hue_histogram(flat: np.ndarray, idx: np.ndarray, at: np.ndarray, hist: np.ndarray) -> int:
+    """The sample points' pixels (``flat`` (N, 3) HSV at ``idx``) into ``at``, and into ``hist`` how
+    many of them have each hue, plus its two neighbours' counts round the circle (of 180 hues, or
+    of one more than the largest hue seen); returns the circle's length."""
+    counts = np.zeros(256, np.int64)
+    n = 180
+    for k in range(idx.shape[0]):
+        for c in range(3):
+            at[k, c] = flat[idx[k], c]
+        counts[at[k, 0]] += 1
+        n = max(n, int(at[k, 0]) + 1)
+    for h in range(n):
+        hist[h] = np.float32(counts[h]) + np.float32(counts[(h - 1) % n]) + np.float32(counts[(h + 1) % n])
+    return n
+
+
+def _medians(at: np.ndarray, hm: int, tol: int) -> tuple[float, float]:
+    """Median saturation and brightness of the samples ``at`` (K, 3) HSV whose hue is within ``tol``
+    of ``hm`` (0 and 255 when none is): what ``np.median`` gives, from counts."""
+    sat_counts = np.zeros(256, np.int64)
+    val_counts = np.zeros(256, np.int64)
+    n = _near_counts(at, hm, tol, sat_counts, val_counts)
+    if n == 0:
+        return 0.0, 255.0
+    return _count_median(sat_counts, n), _count_median(val_counts, n)
+
+
+def _count_median(counts: np.ndarray, n: int) -> float:
+    """The median of ``n`` small integers given by their counts (the mean of the middle two for even n)."""
+    cum = np.cumsum(counts)
+    lo = int(np.searchsorted(cum, (n - 1) // 2, side="right"))
+    hi = int(np.searchsorted(cum, n // 2, side="right"))
+    return (lo + hi) / 2
+
+
+@numba.njit(cache=True, nogil=True)
+def _near_counts(at: np.ndarray, hm: int, tol: int, sat_counts: np.ndarray, val_counts: np.ndarray) -> int:
+    """Counts of the saturation and brightness values of the samples whose hue is within ``tol`` of
+    ``hm`` (round the circle of 180), and how many there are."""
+    n = 0
+    for k in range(at.shape[0]):
+        d = abs(np.int64(at[k, 0]) - hm)
+        if min(d, 180 - d) <= tol:
+            sat_counts[at[k, 1]] += 1
+            val_counts[at[k, 2]] += 1
+            n += 1
+    return n
+
+
+#: the most background colours a frame has (the felt's, a second one beside it in a picture, the rail's)
+_TESTS = 3
+_NO_TEST = (255, 0, 0, 255, 0)  # a test no pixel passes (no region 255)
+
+
+@numba.njit(cache=True, nogil=True, fastmath=True)
+def _classify(hue: np.ndarray, sat: np.ndarray, val: np.ndarray, region: np.ndarray, tests: np.ndarray,
+              fg: np.ndarray) -> None:
+    """Foreground (255) or background (0) per pixel of the HSV planes into ``fg``.
+
+    A pixel is background if it lies off the table (``region`` 0) or if for one of the three
+    ``tests`` (region, hue, tol, sat_min, val_max) it lies in that region, its hue is within tol of
+    that hue round the circle of 180, its saturation is above sat_min and its brightness at most
+    val_max.  (Written out for three tests, in 16-bit integers: the loop compiles to vector code.)"""
+    r0, h0, t0, s0, v0 = tests[0, 0], tests[0, 1], tests[0, 2], tests[0, 3], tests[0, 4]
+    r1, h1, t1, s1, v1 = tests[1, 0], tests[1, 1], tests[1, 2], tests[1, 3], tests[1, 4]
+    r2, h2, t2, s2, v2 = tests[2, 0], tests[2, 1], tests[2, 2], tests[2, 3], tests[2, 4]
+    for y in range(hue.shape[0]):
+        hr, sr, vr, reg, out = hue[y], sat[y], val[y], region[y], fg[y]
+        for x in range(hue.shape[1]):
+            r = np.int16(reg[x])
+            h, s, v = np.int16(hr[x]), np.int16(sr[x]), np.int16(vr[x])
+            d0, d1, d2 = abs(h - h0), abs(h - h1), abs(h - h2)
+            c0 = (r == r0) & (min(d0, 180 - d0) <= t0) & (s > s0) & (v <= v0)
+            c1 = (r == r1) & (min(d1, 180 - d1) <= t1) & (s > s1) & (v <= v1)
+            c2 = (r == r2) & (min(d2, 180 - d2) <= t2) & (s > s2) & (v <= v2)
+            out[x] = np.uint8(0) if (c0 | c1 | c2) | (r == 0) else np.uint8(255)

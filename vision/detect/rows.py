@@ -14,11 +14,12 @@ face-down cards.
 
 from __future__ import annotations
 
-import collections
 import math
 
 import cv2
+import numba
 import numpy as np
+from numpy.lib.stride_tricks import sliding_window_view
 
 from vision.deck import (
     BACK,
@@ -28,14 +29,50 @@ from vision.deck import (
     STRIP_W,
     STRIP_Y0,
     THUMB,
+    RawWindows,
     WindowSource,
+    _pairs,
     channels,
     embed_raw,
     normalize,
-    raw_windows_at,
 )
 from vision.detect.fine import FineMatch
 from vision.detect.model import Job, Key, Reading, Row
+from vision.window_match import gather_raw
+
+
+class BandAtlas(WindowSource):
+    """The frame's bands side by side (or the coarse scan's): a :class:`vision.deck.WindowSource`
+    whose windows are copied out by the compiled gather (:func:`vision.window_match.gather_raw`,
+    the same values as numpy's fancy indexing of sliding-window views, in a quarter of the time).
+    The views are made only for indices the gather does not take (outside the image: numpy's
+    indexing wraps negative ones round, and that is kept as it was)."""
+
+    def __init__(self, image: np.ndarray, h: int, w: int) -> None:  # (WindowSource's, less the views)
+        self.shape = image.shape
+        self.h, self.w = h, w
+        pairs = _pairs(image)
+        self.bright = np.ascontiguousarray(image[:, :, 0])
+        self.colour1 = np.ascontiguousarray(pairs[:, :, 1])
+        self.colour2 = np.ascontiguousarray(pairs[:, :, 2])
+        total, squares = cv2.integral2(image, sdepth=cv2.CV_64F, sqdepth=cv2.CV_64F)
+        self._total, self._squares = total.reshape(*total.shape[:2], 3), squares.reshape(*squares.shape[:2], 3)
+
+    def windows(self, rows: np.ndarray, cols: np.ndarray) -> RawWindows:
+        h, w = self.h, self.w
+        if len(rows) and min(int(rows.min()), int(cols.min())) >= 0 and int(rows.max()) <= self.shape[0] - h \
+                and int(cols.max()) <= self.shape[1] - w:
+            x = np.empty((len(rows), h * w + 2 * (h // 2) * (w // 2)), np.float32)
+            gather_raw(self.bright, self.colour1, self.colour2, h, w, rows, cols, x)
+            return RawWindows(x, *self.stats(rows, cols))
+        if not hasattr(self, "_views"):
+            hc, wc = 2 * (h // 2) - 1, 2 * (w // 2) - 1
+            self._views = (
+                sliding_window_view(self.bright, (h, w)),
+                sliding_window_view(self.colour1, (hc, wc))[:, :, ::2, ::2],
+                sliding_window_view(self.colour2, (hc, wc))[:, :, ::2, ::2],
+            )
+        return super().windows(rows, cols)
 
 
 class RowStage(FineMatch):
@@ -106,16 +143,22 @@ class RowStage(FineMatch):
         crop = r.crop
         assert crop is not None  # _prepare cut it
         y0, y1 = m + STRIP_Y0 - self.p.pad_y, m + STRIP_Y0 + STRIP_H + self.p.pad_y
-        turned: np.ndarray = cv2.rotate(crop, cv2.ROTATE_180)
+        h = crop.shape[0]
+
+        def turned(a: int, b: int) -> np.ndarray:  # rows a..b of the crop turned round (only those are turned)
+            out: np.ndarray = cv2.rotate(crop[h - b : h - a], cv2.ROTATE_180)
+            return out
+
         band, band_turned = (
-            np.ascontiguousarray(cv2.GaussianBlur(channels(b[y0 - 3 : y1 + 3]), (0, 0), QUERY_BLUR)[3:-3]) for b in (crop, turned)
+            np.ascontiguousarray(cv2.GaussianBlur(channels(b), (0, 0), QUERY_BLUR)[3:-3])
+            for b in (crop[y0 - 3 : y1 + 3], turned(y0 - 3, y1 + 3))
         )
         r.bands = (band, band_turned)
         # Where is each card's top edge?  Cards in a row sit a little higher or lower than the
         # blob's fitted edge; the paper-over-felt edge says by how much, column by column.
         tops = []
-        for b in (crop, turned):
-            g = cv2.cvtColor(b[: 2 * m + 1], cv2.COLOR_BGR2GRAY).astype(np.int16)
+        for b in (crop[: 2 * m + 1], turned(0, 2 * m + 1)):
+            g = cv2.cvtColor(b, cv2.COLOR_BGR2GRAY).astype(np.int16)
             step = g[1:] - g[:-1]  # bright paper below darker felt: positive
             tops.append(np.argmax(step, axis=0).astype(np.int32) + 1 - m)
         r.tops = (tops[0], tops[1])
@@ -138,38 +181,12 @@ class RowStage(FineMatch):
         n = len(best_face)
         last_c = min(n - 1, max(0, round(last / self.p.scan)))
         lo, hi = self.p.min_gap * CARD_W / self.p.scan, self.p.max_gap * CARD_W / self.p.scan
-        gain = (best_face - self.p.plan_tau).tolist()
-        inf = -math.inf
-        val = [inf] * n
-        prev = [-1] * n
-        val[0] = 0.0
-        # Dynamic programme over positions; the best predecessor in the sliding range [j - hi, j - lo]
-        # comes from a monotonic queue (plain Python: the arrays are a few dozen long).
-        window: collections.deque[int] = collections.deque()
-        added = 0  # positions pushed into the queue so far
-        for j in range(1, last_c + 1):
-            i0, i1 = max(0, math.ceil(j - hi)), math.floor(j - lo)
-            while added <= i1:
-                while window and val[window[-1]] <= val[added]:  # ties: the earlier position stays first
-                    if val[window[-1]] == val[added]:
-                        break
-                    window.pop()
-                window.append(added)
-                added += 1
-            while window and window[0] < i0:
-                window.popleft()
-            if i1 < i0 or not window or val[window[0]] == inf:
-                continue
-            k = window[0]
-            val[j] = val[k] + (gain[j] if j != last_c else 0.0)
-            prev[j] = k
-        if val[last_c] == inf:  # no legal spacing (a very short row): first and last only
+        gain = (best_face - self.p.plan_tau).astype(np.float64)  # (the float32 differences, exactly)
+        path = np.empty(n, np.int64)
+        count = _plan_path(gain, last_c, lo, hi, path)
+        if count == 0:  # no legal spacing (a very short row): first and last only
             return [0, last]
-        path = [last_c]
-        while prev[path[-1]] >= 0:
-            path.append(int(prev[path[-1]]))
-        path.reverse()
-        pos = [j * self.p.scan for j in path]
+        pos = [j * self.p.scan for j in path[:count].tolist()]
         pos[-1] = last
         return pos
 
@@ -194,7 +211,7 @@ class RowStage(FineMatch):
             lefts = np.cumsum([0] + [b.shape[1] for b in bands[:-1]]).tolist()
             for k, r in enumerate(face_rows):
                 r.atlas_cols = (lefts[2 * k], lefts[2 * k + 1])
-            self._atlas = WindowSource(np.concatenate(bands, axis=1), STRIP_H, STRIP_W)
+            self._atlas = BandAtlas(np.concatenate(bands, axis=1), STRIP_H, STRIP_W)
         # Coarse scan of both bands of every face row in one matrix product.
         smalls = [self._scan_band(band[self.p.pad_y : self.p.pad_y + STRIP_H]) for r in face_rows for band in r.bands]
         if smalls:
@@ -202,7 +219,8 @@ class RowStage(FineMatch):
             n_pos = [s.shape[1] - STRIP_W // self.p.scan + 1 for s in smalls]
             lefts = np.cumsum([0] + [s.shape[1] for s in smalls[:-1]])
             cols = np.concatenate([s0 + np.arange(n) for s0, n in zip(lefts, n_pos, strict=True)])
-            raw = raw_windows_at(np.concatenate(smalls, axis=1), np.zeros_like(cols), cols, STRIP_H // self.p.scan, STRIP_W // self.p.scan)
+            h, w = STRIP_H // self.p.scan, STRIP_W // self.p.scan
+            raw = BandAtlas(np.concatenate(smalls, axis=1), h, w).windows(np.zeros_like(cols), cols)
             scores = embed_raw(raw, self.c_mean, self.c_weight) @ self.coarse
             bounds = np.cumsum([0, *n_pos])
             lab = np.maximum(scores[:, 0::2], scores[:, 1::2])  # per label: either plain view
@@ -265,9 +283,63 @@ class RowStage(FineMatch):
 
 def _sliding_median(t: np.ndarray, n: int, lo: int, hi: int) -> np.ndarray:
     """Median (truncated to an integer) of every ``n`` consecutive small integers of ``t``, clipped to lo..hi."""
-    t = np.ascontiguousarray(t)
-    windows = np.lib.stride_tricks.as_strided(t, (len(t) - n + 1, n), (t.strides[0], t.strides[0]), writeable=False)
-    ordered = np.sort(windows, axis=1)
-    a, b = ordered[:, (n - 1) // 2], ordered[:, n // 2]
-    med: np.ndarray = np.clip(np.trunc((a + b) / 2), lo, hi).astype(np.int32)
+    med = np.empty(max(len(t) - n + 1, 0), np.int32)
+    _sliding_median_into(np.ascontiguousarray(t, dtype=np.int64), n, lo, hi, med)
     return med
+
+
+@numba.njit(cache=True, nogil=True)
+def _sliding_median_into(t: np.ndarray, n: int, lo: int, hi: int, med: np.ndarray) -> None:
+    """:func:`_sliding_median` into ``med``: each window sorted by insertion (a dozen values)."""
+    w = np.empty(n, np.int64)
+    for k in range(med.shape[0]):
+        for i in range(n):
+            v = t[k + i]
+            j = i
+            while j > 0 and w[j - 1] > v:
+                w[j] = w[j - 1]
+                j -= 1
+            w[j] = v
+        m = np.trunc((w[(n - 1) // 2] + w[n // 2]) / 2)
+        med[k] = np.int32(min(max(m, lo), hi))
+
+
+@numba.njit(cache=True, nogil=True)
+def _plan_path(gain: np.ndarray, last_c: int, lo: float, hi: float, path: np.ndarray) -> int:
+    """The dynamic programme of :meth:`RowStage._plan` over the coarse positions 0..``last_c``:
+    the chosen positions into ``path`` (first to last); returns how many, 0 when no spacing is legal.
+
+    ``val[j]``: the best total gain of a plan from 0 to j; j's predecessor is the best of the
+    positions j - hi .. j - lo (ties: the earliest), kept in a monotonic queue."""
+    n = gain.shape[0]
+    val = np.full(n, -np.inf)
+    prev = np.full(n, -1, np.int64)
+    val[0] = 0.0
+    queue = np.empty(n, np.int64)
+    head = tail = 0  # the queue is queue[head:tail]
+    added = 0  # positions pushed into the queue so far
+    for j in range(1, last_c + 1):
+        i0, i1 = max(0, math.ceil(j - hi)), math.floor(j - lo)
+        while added <= i1:
+            while tail > head and val[queue[tail - 1]] < val[added]:  # ties: the earlier position stays first
+                tail -= 1
+            queue[tail] = added
+            tail += 1
+            added += 1
+        while tail > head and queue[head] < i0:
+            head += 1
+        if i1 < i0 or tail == head or val[queue[head]] == -np.inf:
+            continue
+        k = queue[head]
+        val[j] = val[k] + (gain[j] if j != last_c else 0.0)
+        prev[j] = k
+    if val[last_c] == -np.inf:
+        return 0
+    count = 0
+    j = last_c
+    while j >= 0:
+        path[count] = j
+        count += 1
+        j = prev[j]
+    path[:count] = path[:count][::-1].copy()
+    return count
