@@ -87,8 +87,8 @@ class DetectParams:
     recog: str = "lda"
     clf_weight: float = 0.02  # the classifier's say, as lda_weight's ...
     clf_nats: float = 4.0  # ... in full from this far behind the best (log-probability)
-    clf_propose: int = 2  # the classifier's best cards that join a weak card's shortlist (0: none) ...
-    clf_below: float = 0.9  # ... where the fine match read the card less well than this; there the
+    clf_propose: int = 2  # the classifier's best cards that join a weak card's shortlist (0: none; see clf_propose_below)
+    clf_below: float = 0.9  # where the fine match read a card less well than this, the
     clf_weak: float = 0.04  # classifier's say is this (the corner's match says less of a degraded corner)
     clf_propose_below: float = 0.9  # proposals for cards the fine match read less well than this (1.0, every card: no gain, session 12)
     # a covered card whose corner matched only clf_index_low..covered_min is believed (beside the discriminant's

@@ -59,8 +59,8 @@ from vision.detect.strip import Look, StripStage
 from vision.window_match import gather_windows, window_scores
 
 _PAD = 3  # template px of slack either way round the corner
-_TURNS = (-2.0, 0.0, 2.0)
-_STRIP_SURE = 0.8  # a tabled card's strip look has its word where its best match is this good (a face, not a covering card)  # degrees: an outline fitted at half size is a degree or two off
+_TURNS = (-2.0, 0.0, 2.0)  # degrees: an outline fitted at half size is a degree or two off
+_STRIP_SURE = 0.8  # a tabled card's strip look has its word where its best match is this good (a face, not a covering card)
 
 
 class _Read(NamedTuple):
@@ -149,7 +149,9 @@ class TabledStage(StripStage, DiscriminantStage, RowStage):
         cards if those read more cards surely: a tight fan or a small heap fills a card-high
         rectangle as a row does, and read as a row its cards come out unread.
 
-        Only a blob with a face-up card unread or under ``tabled_min`` is read again, and its
+        Only a blob with a face-up card unread or under ``tabled_min``, or one read as two or more
+        face-down cards alone (a spread's cards lying across each other pass for backs), is read
+        again, and its
         tabled reading is taken only if a card of it lies askew to the row (more than
         ``tabled_askew_deg``: a row's cards are parallel, a fan's are not) AND it has at least as many cards
         of ``tabled_min`` as the row's.  Taken for more sure cards alone, it let a dealt row of a hard-to-read deck (thin
