@@ -560,7 +560,8 @@ def test_the_compiled_foreground_is_the_opencv_one(faces_dir, deck: str, seed: i
         seg = FeltSegmenter(cal, params)
         fg = seg.foreground(scene.image)
         assert np.array_equal(fg, _foreground_by_opencv(seg, scene.image))
-        assert 0 < np.count_nonzero(fg) < fg.size or felt_bright > 1e6
+        if felt_bright == PARAMS.felt_bright:  # the extremes (1e9: nothing bright is ink, 0.1: all is)
+            assert 0 < np.count_nonzero(fg) < fg.size  # only have to agree with OpenCV
         hsv = cv2.cvtColor(cv2.resize(scene.image, seg.small_size, interpolation=cv2.INTER_AREA), cv2.COLOR_BGR2HSV)
         assert np.array_equal(seg._sat, hsv[:, :, 1]) and np.array_equal(seg._val, hsv[:, :, 2])
 
