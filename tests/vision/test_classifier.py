@@ -59,6 +59,7 @@ def test_the_classifier_reads_cardroom_corners_the_discriminant_misreads(faces_d
     assert (clf_ok & ~lda_ok).sum() >= 2 * (lda_ok & ~clf_ok).sum(), ((clf_ok & ~lda_ok).sum(), (lda_ok & ~clf_ok).sum())
 
 
+@pytest.mark.slow  # out of the default suite (over 15 min on the 2-core machine); .ci/run runs it
 def test_deck_file_keeps_the_classifier_and_reads_version_4(faces_dir, tmp_path) -> None:
     """The deck file carries the network; a version 4 file (before the classifier) still loads, with an
     empty classifier (the detector then reads with the discriminant alone); other versions are refused

@@ -117,6 +117,7 @@ def test_service_publishes_numbered_observations_from_a_video(faces_dir, tmp_pat
     assert core.birth_fields()["last_seq"] == obs[-1].seq
 
 
+@pytest.mark.slow  # out of the default suite (over 15 min on the 2-core machine); .ci/run runs it
 def test_live_enrollment_learns_a_deck_that_reads_tables(faces_dir) -> None:
     """The dealer lays each card in the dealer area; the enrolled deck then reads a rendered table."""
     d = faces_dir("bellot")
@@ -219,6 +220,7 @@ def test_vision_run_publishes_observations_on_the_broker(faces_dir, tmp_path, mo
     engine.close()
 
 
+@pytest.mark.slow  # out of the default suite (over 15 min on the 2-core machine); .ci/run runs it
 def test_a_restarted_vision_service_starts_a_session_the_engine_accepts(faces_dir, tmp_path, mosquitto_broker) -> None:
     """`vision run` twice on the same calibration, the real engine service on the broker: the second run's
     observations are a new session (kept beside the calibration), stored and applied, not dropped as

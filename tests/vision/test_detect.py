@@ -49,6 +49,7 @@ def test_reads_full_tables(faces_dir, deck: str) -> None:
     assert total.false_cards <= 1, total.errors
 
 
+@pytest.mark.slow  # out of the default suite (over 15 min on the 2-core machine); .ci/run runs it
 def test_stud_row_of_four_close_up(faces_dir) -> None:
     """Large cards, steep camera: every card of four-card rows, the covered three by their corners alone."""
     directory = faces_dir("anglo")
@@ -63,6 +64,7 @@ def test_stud_row_of_four_close_up(faces_dir) -> None:
     assert len(covered) >= 3
 
 
+@pytest.mark.slow  # out of the default suite (over 15 min on the 2-core machine); .ci/run runs it
 def test_face_down_cards_without_an_enrolled_back(faces_dir) -> None:
     """A cardroom may enroll faces only: a card that matches no face well is face down."""
     directory = faces_dir("anglo")
@@ -75,6 +77,7 @@ def test_face_down_cards_without_an_enrolled_back(faces_dir) -> None:
     assert sc.up_accuracy >= 0.9 and sc.false_cards == 0, sc.errors
 
 
+@pytest.mark.slow  # out of the default suite (over 15 min on the 2-core machine); .ci/run runs it
 def test_empty_felt_has_no_cards(faces_dir) -> None:
     fs = FaceSet.load(faces_dir("anglo"))
     scene = render_scene(fs, 5, seats=2, street=3)
@@ -91,6 +94,7 @@ def test_empty_felt_has_no_cards(faces_dir) -> None:
     assert len(det.detect(scene.image)) >= 6
 
 
+@pytest.mark.slow  # out of the default suite (over 15 min on the 2-core machine); .ci/run runs it
 def test_reuse_gives_the_same_cards_on_a_still_table(faces_dir) -> None:
     """The service's detector keeps a still blob's cards; fresh sensor noise each frame must not defeat it."""
     import time
@@ -182,6 +186,7 @@ def test_strip_look_reads_what_the_corner_cannot(faces_dir) -> None:
     assert with_strip.up_correct > without.up_correct, (with_strip.errors, without.errors)
 
 
+@pytest.mark.slow  # out of the default suite (over 15 min on the 2-core machine); .ci/run runs it
 def test_discriminant_tells_suits_the_correlation_confuses(faces_dir) -> None:
     """bellot's deuces: the club and spade index signs differ by a few pixels.
 
@@ -226,6 +231,7 @@ def test_a_pip_in_a_wide_strip_is_not_a_card(faces_dir, monkeypatch) -> None:
     assert checked.up_correct >= unchecked.up_correct + 2, (checked.errors, unchecked.errors)
 
 
+@pytest.mark.slow  # out of the default suite (over 15 min on the 2-core machine); .ci/run runs it
 def test_a_row_bitten_by_felt_coloured_art_is_still_a_row(faces_dir) -> None:
     """swiss-xvii's king of spades wears green; on green felt his picture is background and bites
     into the row's blob (it fills only two thirds of its rectangle).  The row is still read."""
@@ -263,6 +269,7 @@ def test_a_weak_corner_that_is_an_index_is_believed(faces_dir, monkeypatch) -> N
     assert not [e for e in judged.errors if "seat 7 up" in e] and judged.false_cards == 0, judged.errors
 
 
+@pytest.mark.slow  # out of the default suite (over 15 min on the 2-core machine); .ci/run runs it
 def test_a_card_lower_than_its_row_is_matched_over_the_band_height(faces_dir, monkeypatch) -> None:
     """tigullio, seed 40008, seat 2: the top card of the row (5c) lies 3 px lower than the cards
     before it, and the 6d's corner peeking out above it hides its top edge, so the measured edge
@@ -330,6 +337,7 @@ def test_one_card_the_plan_cut_in_two_is_found_between_them(faces_dir, monkeypat
     assert merged.up_correct == split.up_correct + 1 and merged.false_cards == split.false_cards
 
 
+@pytest.mark.slow  # out of the default suite (over 15 min on the 2-core machine); .ci/run runs it
 def test_a_card_on_its_edge_is_half_turned_and_two_chips_are_not(faces_dir, monkeypatch) -> None:
     """A card lifted on its long edge is a narrow rectangle it fills (0.85-0.96); two touching
     chips make a blob of much the same size that fills it 0.70-0.74 (tango 10009: a red and a

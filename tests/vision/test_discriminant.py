@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import cv2
 import numpy as np
+import pytest
 
 from vision import discriminant
 from vision.deck import CODES, STRIP_H, STRIP_W, embed2, enroll, opaque, read_face_dir
@@ -48,6 +49,7 @@ def test_camera_corner_is_the_template_window_the_detector_sees(faces_dir) -> No
     assert right == 13
 
 
+@pytest.mark.slow  # out of the default suite (over 15 min on the 2-core machine); .ci/run runs it
 def test_enrollment_is_deterministic_and_saved(faces_dir, tmp_path) -> None:
     """The simulated views come from a seeded generator: one deck always enrolls to the same
     discriminant, and the deck file keeps it."""
