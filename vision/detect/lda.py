@@ -211,10 +211,10 @@ class DiscriminantStage(FineMatch, DetectorState):
             out |= (score >= self.p.clf_index_low) & (self._clf_own(items, reads) >= np.log(self.p.clf_index))
         return out
 
-    def _clf_own(self, items: list[tuple[Row, Key]], reads: Reads) -> np.ndarray:
-        """The classifier's log-probability of each read corner's own card (either way round), on the
-        window its reading aligns on (as the discriminant's); -inf where it cannot be measured."""
-        out = np.full(len(items), -np.inf)
+    def _read_corner_starts(self, items: list[tuple[Row, Key]], reads: Reads
+                            ) -> tuple[list[tuple[int, int]], list[int], list[int]]:
+        """Where each read corner's window starts, which of ``items`` have one, and their labels
+        (the discriminant's and the classifier's alignment: one place)."""
         starts: list[tuple[int, int]] = []
         where: list[int] = []
         labs: list[int] = []
@@ -225,6 +225,13 @@ class DiscriminantStage(FineMatch, DetectorState):
                 starts.append(start)
                 where.append(n)
                 labs.append(label)
+        return starts, where, labs
+
+    def _clf_own(self, items: list[tuple[Row, Key]], reads: Reads) -> np.ndarray:
+        """The classifier's log-probability of each read corner's own card (either way round), on the
+        window its reading aligns on (as the discriminant's); -inf where it cannot be measured."""
+        out = np.full(len(items), -np.inf)
+        starts, where, labs = self._read_corner_starts(items, reads)
         if not starts:
             return out
         _score, x = self._discriminant(starts, np.array(labs)[:, None])
@@ -245,16 +252,7 @@ class DiscriminantStage(FineMatch, DetectorState):
         out = np.full(len(items), np.inf)
         if not items or not self.deck.lda_w.size or not self.deck.lda_p.size or self.deck.lda_m2 <= 0:
             return out
-        starts: list[tuple[int, int]] = []
-        where: list[int] = []
-        labs: list[int] = []
-        for n, (r, key) in enumerate(items):
-            label, corner = reads[key].label, reads[key].corner
-            start = self._corner_at(r, r.way, corner[0])
-            if start is not None and label < self.deck.lda_b.shape[0] // 2:
-                starts.append(start)
-                where.append(n)
-                labs.append(label)
+        starts, where, labs = self._read_corner_starts(items, reads)
         if not starts:
             return out
         score, x = self._discriminant(starts, np.array(labs)[:, None])
