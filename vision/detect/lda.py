@@ -103,7 +103,10 @@ class DiscriminantStage(FineMatch, DetectorState):
         k = (np.arange(n)[:, None] * nwin + corr.argmax(axis=1)).ravel()  # each view's best window
         x = centred(raw.rows(k)).reshape(n, 2 * s_max, -1)  # (R, 2S, D)
         cls = (2 * labs[..., None] + np.arange(2)).reshape(n, -1)  # (R, 2S)
-        score = np.einsum("rkd,rkd->rk", x, self.deck.lda_w.T[cls]) + self.deck.lda_b[cls]
+        if self.deck.lda_w.size:
+            score = np.einsum("rkd,rkd->rk", x, self.deck.lda_w.T[cls]) + self.deck.lda_b[cls]
+        else:  # a deck without a discriminant: the windows alone (the classifier's judge aligns on them too)
+            score = np.zeros(cls.shape, np.float32)
         return score.reshape(n, s_max, 2), x.reshape(n, s_max, 2, -1), k.reshape(n, s_max, 2)
 
     def _discriminant_stage(self, face_rows: list[Row], reads: Reads, opts: Opts) -> None:
