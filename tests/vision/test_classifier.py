@@ -111,6 +111,6 @@ def test_the_detector_reads_a_motion_blurred_card_the_discriminant_alone_misread
         return near.card, set(score_scene(scene, dets).errors)
 
     lda_card, lda_errors = read(replace(PARAMS, recog="lda"))
-    card, errors = read(replace(PARAMS, recog="both"))  # the classifier beside the discriminant (not the default: see params.recog)
+    card, errors = read(replace(PARAMS, recog="both"))  # the classifier beside the discriminant (the default since session 13)
     assert lda_card == "3h" and card == "3d"
     assert errors < lda_errors, (errors, lda_errors)

@@ -81,10 +81,10 @@ class DetectParams:
     #: who has the last word among close readings: "lda" the corner discriminant, "clf" the classifier
     #: trained at enrollment under simulated cardroom conditions (vision.classifier), "both" the two
     #: added (a deck file without a classifier falls back to "lda")
-    # "both" misread rows in session 11 (tests/vision/test_detect.py, seed 30014: a proposal evicted the right card,
-    # fixed in session 12, see DiscriminantStage._classifier_proposals); "both" wins on the tuning decks' conditions, but
-    # the whole of test_detect has not yet run with it as the default: until then "lda"
-    recog: str = "lda"
+    # "both" since session 13: it wins under every cardroom condition on the tuning decks and held out (docs/vision.md,
+    # "the recognition method"), and the whole of tests/vision passes with it (session 11's misreads, seed 30014, were
+    # a proposal evicting the right card: fixed in session 12, see DiscriminantStage._classifier_proposals)
+    recog: str = "both"
     clf_weight: float = 0.02  # the classifier's say, as lda_weight's ...
     clf_nats: float = 4.0  # ... in full from this far behind the best (log-probability)
     clf_propose: int = 2  # the classifier's best cards that join a weak card's shortlist (0: none; see clf_propose_below)
