@@ -22,6 +22,7 @@ import signal
 import threading
 import time
 from collections import deque
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -41,6 +42,9 @@ CAMERA_DEVICE = "cam-1"
 # a starved simulator from passing for a dead camera; the camera-stall drill still trips it.
 STALL_TIMEOUT_S = 3.0
 DECK_ART = "anglo"
+# What the camera process sends, in place of ready or not, while it is at work on something long (a first
+# enrollment): the demo then waits longer for it instead of giving the camera up.
+_WORKING = "working"
 
 
 class CameraUnavailable(RuntimeError):
@@ -99,8 +103,11 @@ def check_card_art(art_dir: Path) -> None:
             "(or run with --no-camera)")
 
 
-def _deck_model(cache: Path) -> tuple[Any, Any]:
-    """The demo deck's faces (Aisleriot art) and its enrollment, cached next to the face images."""
+def _deck_model(cache: Path, progress: Callable[[str], None] | None = None) -> tuple[Any, Any]:
+    """The demo deck's faces (Aisleriot art) and its enrollment, cached next to the face images.
+
+    A first enrollment takes a minute or more on a small machine (the classifier's simulated views):
+    ``progress`` hears that it has begun, so the demo waits for it instead of giving the camera up."""
     from vision.deck import EnrollmentError, enroll, load, read_face_dir, save
     from vision.plain_deck import card_faces
     from vision.scene import FaceSet
@@ -113,6 +120,9 @@ def _deck_model(cache: Path) -> tuple[Any, Any]:
         return faces, load(path)
     except (OSError, EnrollmentError, ValueError):
         pass
+    if progress is not None:
+        progress(f"enrolling the demo deck ({deck_name}, 52 faces; the first run only, a minute or more on a "
+                 f"small machine; cached in {path})")
     face_images, back = read_face_dir(d)
     model = enroll(face_images, back, deck_name)
     try:
@@ -160,7 +170,8 @@ class CameraService:
     """The simulated camera plus the production vision pipeline, publishing on the table's bus."""
 
     def __init__(self, broker: Any, table: str, seats: int, *, seed: int, cache: Path,
-                 fps: float = 12.0, stable_frames: int = 3, stall_timeout: float = STALL_TIMEOUT_S) -> None:
+                 fps: float = 12.0, stable_frames: int = 3, stall_timeout: float = STALL_TIMEOUT_S,
+                 progress: Callable[[str], None] | None = None) -> None:
         import cv2
 
         from vision.calibration import calibrate
@@ -169,7 +180,7 @@ class CameraService:
         from vision.tracking import Tracker
 
         cv2.setNumThreads(1)  # one core, as the vision service is specified
-        faces, model = _deck_model(cache)
+        faces, model = _deck_model(cache, progress)
         self.table_camera = TableCamera(faces, seats, seed=seed)
         self.capture = SimulatedCapture(self.table_camera, fps)
         self.calibration = calibrate(self.table_camera.frame(), self.table_camera.layout)
@@ -286,7 +297,9 @@ class CameraProcess:
                                                            "truth", "deal_common", "common"))
         self.capture = _Proxy(self._remote, "capture.", ("stall", "resume"))
 
-    def start(self, timeout: float = 60.0) -> CameraProcess:
+    def start(self, timeout: float = 60.0, working_timeout: float = 900.0) -> CameraProcess:
+        """Start the child and wait until it says ready: ``timeout`` for a silent child, and, once it has
+        said it is at work on something long (a first enrollment), ``working_timeout`` from then."""
         import sys
 
         from vision.plain_deck import aisleriot_missing
@@ -307,13 +320,19 @@ class CameraProcess:
             if previous is not None:
                 signal.signal(signal.SIGINT, previous)
         conn = self._remote._conn
-        if not conn.poll(timeout):
-            self._proc.terminate()
-            raise CameraUnavailable(f"the camera process did not start within {timeout:.0f} s")
-        try:
-            ok, value = conn.recv()
-        except EOFError:
-            ok, value = False, f"the camera process exited (status {self._proc.exitcode}) before it was ready"
+        wait, started = timeout, time.monotonic()
+        while True:
+            if not conn.poll(wait):
+                self._proc.terminate()
+                raise CameraUnavailable(f"the camera process did not start within {time.monotonic() - started:.0f} s")
+            try:
+                ok, value = conn.recv()
+            except EOFError:
+                ok, value = False, f"the camera process exited (status {self._proc.exitcode}) before it was ready"
+            if ok != _WORKING:
+                break
+            print(f"demo: camera: {value}", file=sys.stderr, flush=True)  # a person waits: say why
+            wait = working_timeout
         if not ok:
             self._proc.join(5)
             raise CameraUnavailable(str(value))
@@ -366,7 +385,8 @@ def _camera_main(conn: Any, login: dict[str, Any], table: str, seats: int, seed:
                              login=lambda role, device=None: (login["user"], login["password"]))
     try:
         service = CameraService(broker, table, seats, seed=seed, cache=Path(cache), fps=fps,
-                                stable_frames=stable_frames, stall_timeout=stall_timeout).start()
+                                stable_frames=stable_frames, stall_timeout=stall_timeout,
+                                progress=lambda what: conn.send((_WORKING, what))).start()
     except Exception as exc:  # tell the parent why, in words
         conn.send((False, f"{type(exc).__name__}: {exc}"))
         return
