@@ -32,6 +32,10 @@ import sys  # noqa: E402
 import tempfile  # noqa: E402
 import time  # noqa: E402
 from pathlib import Path  # noqa: E402
+
+# this tree's packages, not the installed (editable) ones: run from a git worktree, the bench measures
+# that worktree's code (without this line it imported the main checkout's vision)
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 from types import ModuleType  # noqa: E402
 
 import cv2  # noqa: E402

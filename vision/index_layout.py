@@ -138,6 +138,15 @@ def measure(cards: Sequence[np.ndarray]) -> IndexLayout:
     r = [distinct_ranks(w, max(BLANK, BLANK_SHARE * inked)) for w in windows]
     best = max(r)
     has = [v >= RANKS_MIN and v >= RANKS_SHARE * best for v in r]
+    if not any(has):
+        # No corner tells the ranks apart by the measure: a deck is printed with an index somewhere
+        # (a cardroom's is), and the measure is what failed, e.g. on a small rank printed beside a
+        # large suit sign, whose windows differ little within a suit (x-pysol-kabale: 4.5 and 4.75 at
+        # the top right and bottom left, 2.5 and 3.25 at the others).  Read the pair of opposite
+        # corners that tells them apart better, as a deck printed at two corners (read no corner at
+        # all and every covered card is read from its strip alone: 68 of 153 up cards).
+        pair = (1, 3) if r[1] + r[3] > r[0] + r[2] else (0, 2)
+        has = [k in pair for k in range(4)]
     tl, tr, br, bl = has
     flip = (bl + tr) > (tl + br)
     return IndexLayout((has[0], has[1], has[2], has[3]), (r[0], r[1], r[2], r[3]), bool(flip))
