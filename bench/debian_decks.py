@@ -107,6 +107,15 @@ DEBIAN = {
     "x-pysol-spaced": DebianDeck("pysolfc-cardsets", _PYSOL + "spaced", lambda r, s: _pysol(r, s, "gif"), "back01.gif"),
     # index at top-right and bottom-left (covered in a row), thin small suit signs; 74x114 GIF, GPL-2+
     "x-pysol-kabale": DebianDeck("pysolfc-cardsets", _PYSOL + "kabale", lambda r, s: _pysol(r, s, "gif"), "back001.gif"),
+    # Since session 13, the reserves session 11 chose before anything was rendered (docs/vision.md, "Decks:
+    # tuned on, held out"), in the order it listed them, in place of x-pysol-kabale, which became a tuning
+    # deck: never displayed; the converter's checks (opaque, whole faces) are all that was read of them.
+    # a photographed 1890 Stralsund deck; GIF, GPL-2+
+    "x-pysol-stralsund": DebianDeck("pysolfc-cardsets", _PYSOL + "stralsund-1890",
+                                    lambda r, s: _pysol(r, s, "gif"), "back01.gif"),
+    # four colours; GIF, GPL-2+
+    "x-pysol-prince-charles": DebianDeck("pysolfc-cardsets", _PYSOL + "prince-charles",
+                                         lambda r, s: _pysol(r, s, "gif"), "back01.gif"),
     # jumbo index, ring pips; vector PDF per card, CC BY-SA 4.0 (jeuxcartes' "Poker v4")
     "x-jeux-v4": DebianDeck("texlive-games", _JEUX, _jeux, "CaJ-PokeRv4-DosBleu.pdf", kind="pdf"),
 }
