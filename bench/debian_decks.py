@@ -108,7 +108,8 @@ DEBIAN = {
     # index at top-right and bottom-left (covered in a row), thin small suit signs; 74x114 GIF, GPL-2+
     "x-pysol-kabale": DebianDeck("pysolfc-cardsets", _PYSOL + "kabale", lambda r, s: _pysol(r, s, "gif"), "back001.gif"),
     # Since session 13, the reserves session 11 chose before anything was rendered (docs/vision.md, "Decks:
-    # tuned on, held out"), in the order it listed them, in place of x-pysol-kabale, which became a tuning
+    # tuned on, held out"), in the order it listed them (less an npm one with no fill and sylly, whose licence
+    # Debian does not record), in place of x-pysol-kabale, which became a tuning
     # deck: never displayed; the converter's checks (opaque, whole faces) are all that was read of them.
     # a photographed 1890 Stralsund deck; GIF, GPL-2+
     "x-pysol-stralsund": DebianDeck("pysolfc-cardsets", _PYSOL + "stralsund-1890",
