@@ -52,21 +52,23 @@ class Table:
 
 
 @pytest.fixture
-def table(tmp_path: Path) -> Table:
+def table(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> Table:
+    """A table written by the real ``studtable setup`` and ``studtable deck enroll``.  They run in this
+    process (``engine.cli.main``, the code ``python -m engine.cli`` runs), not as two more interpreters
+    per case: only the broken service's command is under test, and it runs as its own process below."""
+    from engine.cards import DECK
+    from engine.cli import main
+
     port = _free_port()  # nothing listens there: the cases that need a broker get "unreachable"
     etc, var = tmp_path / "etc", tmp_path / "var"
-    r = subprocess.run([*CLI, "setup", "--out", str(etc), "--table", "t1", "--state-dir", str(var),
-                        "--broker-port", str(port), "--shoe-port", str(tmp_path / "ttyShoe"),
-                        "--camera", str(tmp_path / "cam.mp4")],
-                       capture_output=True, text=True, timeout=TIMEOUT_S)
-    assert r.returncode == 0, r.stderr
-    from engine.cards import DECK
-
+    assert main(["setup", "--out", str(etc), "--table", "t1", "--state-dir", str(var),
+                 "--broker-port", str(port), "--shoe-port", str(tmp_path / "ttyShoe"),
+                 "--camera", str(tmp_path / "cam.mp4")]) == 0, capsys.readouterr().err
     tags = tmp_path / "red-1.csv"
     tags.write_text("".join(f"04{i:012x},{c}\n" for i, c in enumerate(DECK, 1)))
-    r = subprocess.run([*CLI, "deck", "enroll", "red-1", "--import", str(tags), "--decks", str(var / "decks")],
-                       capture_output=True, text=True, timeout=TIMEOUT_S)
-    assert r.returncode == 0, r.stderr
+    assert main(["deck", "enroll", "red-1", "--import", str(tags), "--decks", str(var / "decks")]) == 0, \
+        capsys.readouterr().err
+    capsys.readouterr()  # what setup printed is not the case's output
     t = Table(tmp_path, etc / "table.toml", port)
     t.edit(lambda d: d.__setitem__("seats", [{"seat": 1, "name": "Ann", "stack": 200},
                                              {"seat": 2, "name": "Bob", "stack": 200}]))

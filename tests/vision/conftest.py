@@ -10,6 +10,8 @@ from vision.deckart import AISLERIOT_DIR, face_dir
 
 # The tests use tuning decks only (anglo, paris, tigullio, bellot); the held-out decks are the bench's
 # (bench/bench_vision.py), so that tests never become a way of tuning on them.
+# A deck's enrolled model (default options) comes from tests.vision.decks.enrolled(faces_dir(deck)),
+# enrolled once per test process; call vision.deck.enroll only where enrollment itself is tested.
 
 
 def _need_art() -> None:

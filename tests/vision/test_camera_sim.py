@@ -11,9 +11,9 @@ from typing import Any
 import numpy as np
 import pytest
 
+from tests.vision.decks import enrolled
 from vision.calibration import calibrate
 from vision.camera_sim import TableCamera
-from vision.deck import enroll, read_face_dir
 from vision.detect import Detector
 from vision.scene import FaceSet
 from vision.tracking import Tracker
@@ -22,8 +22,7 @@ from vision.tracking import Tracker
 @pytest.fixture(scope="module")
 def anglo(faces_dir: Callable[[str], Path]) -> tuple[FaceSet, Any]:
     d = faces_dir("anglo")
-    faces, back = read_face_dir(d)
-    return FaceSet.load(d), enroll(faces, back, "anglo")
+    return FaceSet.load(d), enrolled(d)
 
 
 def settle(camera: TableCamera, detector: Detector, tracker: Tracker, frames: int = 4) -> Any:

@@ -15,9 +15,9 @@ import numpy as np
 import pytest
 
 from engine import wire
+from tests.vision.decks import enrolled
 from vision.calibration import calibrate
 from vision.camera_sim import TableCamera
-from vision.deck import enroll, read_face_dir
 from vision.detect import Detector
 from vision.scene import FaceSet
 from vision.service import VisionCore, run_capture
@@ -49,11 +49,10 @@ class FreezingCamera:
 @pytest.fixture(scope="module")
 def table(faces_dir: Callable[[str], Path]) -> tuple[TableCamera, Detector]:
     d = faces_dir("anglo")
-    faces, back = read_face_dir(d)
     camera = TableCamera(FaceSet.load(d), 2, seed=5)
     camera.deal(1, "Ah", True)
     camera.deal(2, "Kd", False)
-    return camera, Detector(enroll(faces, back), calibrate(camera.frame(), camera.layout), reuse=True)
+    return camera, Detector(enrolled(d), calibrate(camera.frame(), camera.layout), reuse=True)
 
 
 def test_a_frozen_camera_goes_offline_and_comes_back(table: tuple[TableCamera, Detector]) -> None:

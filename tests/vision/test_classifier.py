@@ -6,6 +6,7 @@ import cv2
 import numpy as np
 import pytest
 
+from tests.vision.decks import enrolled
 from vision import classifier
 from vision.deck import BACK, CODES, EnrollmentError, embed2, enroll, load, opaque, read_face_dir, save
 from vision.discriminant import corner_windows
@@ -37,8 +38,9 @@ def test_the_classifier_reads_cardroom_corners_the_discriminant_misreads(faces_d
     """On a tuning deck, corners seen through simulated cameras with glare, motion blur, 40-150 px
     cards and JPEG down to 35 (a generator the training never saw): the classifier reads more of
     them than the discriminant, and reads right most of the corners the discriminant gets wrong."""
-    faces, back = read_face_dir(faces_dir("anglo"))
-    model = enroll(faces, back, "anglo")
+    directory = faces_dir("anglo")
+    faces, _back = read_face_dir(directory)
+    model = enrolled(directory)
     first = np.flatnonzero((model.variants == 0) & (model.labels != BACK))
     plain = model.plain[first]
     rng = np.random.default_rng(1234)
@@ -96,8 +98,7 @@ def test_the_detector_reads_a_motion_blurred_card_the_discriminant_alone_misread
     from vision.scene import FaceSet, render_scene
 
     directory = faces_dir("anglo")
-    faces, back = read_face_dir(directory)
-    model = enroll(faces, back, "anglo")
+    model = enrolled(directory)
     seed = 80000
     angle = float(np.random.default_rng([seed, 2]).uniform(0, 180))  # as bench_vision_conditions draws it
     scene = render_scene(FaceSet.load(directory), seed, optics=lambda s: motion_blur(s.image, 9.0, angle))

@@ -12,6 +12,7 @@ import pytest
 
 from engine import wire
 from engine.cli import main
+from tests.vision.decks import enrolled
 from vision.calibration import Calibration, calibrate
 from vision.deck import EnrollmentError, enroll, load, read_face_dir
 from vision.detect import Detector
@@ -90,7 +91,6 @@ def test_calibrate_writes_zones_and_preview(faces_dir, tmp_path) -> None:
 
 def test_service_publishes_numbered_observations_from_a_video(faces_dir, tmp_path) -> None:
     d = faces_dir("anglo")
-    faces, back = read_face_dir(d)
     scene = render_scene(FaceSet.load(d), 51, seats=3, street=3, all_active=True, close_up=False)
     video = tmp_path / "table.avi"
     h, w = scene.image.shape[:2]
@@ -101,7 +101,7 @@ def test_service_publishes_numbered_observations_from_a_video(faces_dir, tmp_pat
         vw.write(scene.image)
     vw.release()
     sent: list[wire.Message] = []
-    core = VisionCore(Detector(enroll(faces, back), calibrate(scene.image, scene.layout)),
+    core = VisionCore(Detector(enrolled(d), calibrate(scene.image, scene.layout)),
                       Tracker(scene.layout, 3), sent.append, "t1", "cam1", session=4, heartbeat_frames=100)
     ticks = iter(np.arange(100) / 30)
     assert run_capture(str(video), core, clock=lambda: float(next(ticks))) == 8

@@ -2,23 +2,14 @@
 
 from __future__ import annotations
 
-import functools
-from pathlib import Path
-
 import numpy as np
 import pytest
 
+from tests.vision.decks import enrolled
 from vision.calibration import calibrate
 from vision.conditions import paint_chip
-from vision.deck import DeckModel, enroll, read_face_dir
 from vision.detect import Detection, Detector
 from vision.scene import FaceSet, Scene, TruthCard, render_scene
-
-
-@functools.cache
-def _enrolled(directory: Path) -> DeckModel:
-    faces, back = read_face_dir(directory)
-    return enroll(faces, back, directory.name)
 
 
 def _read(scene: Scene, dets: list[Detection], card: TruthCard) -> tuple[bool, str | None] | None:
@@ -41,7 +32,7 @@ def test_a_chip_on_a_cards_corner_costs_no_other_card(faces_dir, deck: str, seed
     directory = faces_dir(deck)
     scene = render_scene(FaceSet.load(directory), seed)
     calib = calibrate(scene.image, scene.layout)
-    det = Detector(_enrolled(directory), calib)
+    det = Detector(enrolled(directory), calib)
     cards = [c for c in scene.cards if c.in_view and c.role in ("up", "down")]
     plain = det.detect(scene.image)
     base = {id(c): _read(scene, plain, c) for c in cards}
@@ -73,7 +64,7 @@ def test_a_chip_touching_a_rows_top_edge_moves_no_card(faces_dir, deck: str, see
     directory = faces_dir(deck)
     scene = render_scene(FaceSet.load(directory), seed)
     calib = calibrate(scene.image, scene.layout)
-    det = Detector(_enrolled(directory), calib)
+    det = Detector(enrolled(directory), calib)
     ups = sorted((c for c in scene.cards if c.in_view and c.role == "up" and c.seat == 1), key=lambda c: c.order)
     assert [c.code for c in ups] == codes
     base = det.detect(scene.image)

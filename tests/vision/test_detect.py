@@ -3,13 +3,12 @@
 from __future__ import annotations
 
 import dataclasses
-import functools
-from pathlib import Path
 
 import cv2
 import numpy as np
 import pytest
 
+from tests.vision.decks import enrolled
 from vision.calibration import Calibration, calibrate
 from vision.deck import DeckModel, enroll, read_face_dir
 from vision.detect import Detection, Detector
@@ -17,26 +16,17 @@ from vision.evaluate import Score, score_scene
 from vision.scene import FaceSet, Scene, render_scene
 
 
-@functools.cache
-def _enrolled(directory: Path) -> DeckModel:
-    """A deck enrolled from its flat faces and back, once per test session (enrollment is deterministic,
-    see test_discriminant.py; no test changes the model it is given)."""
-    faces, back = read_face_dir(directory)
-    return enroll(faces, back, directory.name)
-
-
 def _table(faces_dir, deck: str, seed: int) -> tuple[DeckModel, Scene, Calibration]:  # type: ignore[no-untyped-def]
     """A deck enrolled from its flat faces, a table picture of it, and the calibration from its markers."""
     directory = faces_dir(deck)
     scene = render_scene(FaceSet.load(directory), seed)
-    return _enrolled(directory), scene, calibrate(scene.image, scene.layout)
+    return enrolled(directory), scene, calibrate(scene.image, scene.layout)
 
 
 @pytest.mark.parametrize("deck", ["anglo", "tigullio", "bellot"])
 def test_reads_full_tables(faces_dir, deck: str) -> None:
     directory = faces_dir(deck)
-    faces, back = read_face_dir(directory)
-    model = enroll(faces, back, deck)
+    model = enrolled(directory)
     fs = FaceSet.load(directory)
     total = Score()
     for seed in (101, 102):
@@ -53,7 +43,7 @@ def test_reads_full_tables(faces_dir, deck: str) -> None:
 def test_stud_row_of_four_close_up(faces_dir) -> None:
     """Large cards, steep camera: every card of four-card rows, the covered three by their corners alone."""
     directory = faces_dir("anglo")
-    model = _enrolled(directory)
+    model = enrolled(directory)
     scene = render_scene(FaceSet.load(directory), 7, seats=3, street=6, close_up=True, all_active=True)
     assert scene.info["card_px"] > 100
     det = Detector(model, calibrate(scene.image, scene.layout))
@@ -88,8 +78,7 @@ def test_empty_felt_has_no_cards(faces_dir) -> None:
     for c in scene.cards:
         grown = c.center + (c.corners - c.center) * 1.15
         cv2.fillConvexPoly(img, np.round(grown).astype(np.int32), [int(v) for v in felt])
-    faces, back = read_face_dir(faces_dir("anglo"))
-    det = Detector(enroll(faces, back), calibrate(scene.image, scene.layout))
+    det = Detector(enrolled(faces_dir("anglo")), calibrate(scene.image, scene.layout))
     assert det.detect(img) == []
     assert len(det.detect(scene.image)) >= 6
 
@@ -100,7 +89,7 @@ def test_reuse_gives_the_same_cards_on_a_still_table(faces_dir) -> None:
     import time
 
     directory = faces_dir("paris")
-    model = _enrolled(directory)
+    model = enrolled(directory)
     scene = render_scene(FaceSet.load(directory), 77, seats=6, street=5, all_active=True, close_up=False)
     calib = calibrate(scene.image, scene.layout)
     plain, fast = Detector(model, calib), Detector(model, calib, reuse=True)
@@ -139,7 +128,7 @@ def test_sliding_median_by_counting() -> None:
 def test_no_card_is_read_twice(faces_dir) -> None:
     """One deck: when two cards read as the same card, the less sure one takes its next reading."""
     directory = faces_dir("anglo")
-    model = _enrolled(directory)
+    model = enrolled(directory)
     scene = render_scene(FaceSet.load(directory), 101, seats=8, street=6, all_active=True)
     det = Detector(model, calibrate(scene.image, scene.layout))
     dets = det.detect(scene.image)
@@ -172,8 +161,8 @@ def test_strip_look_reads_what_the_corner_cannot(faces_dir) -> None:
     import vision.detect as D
 
     directory = faces_dir("anglo")
-    enrolled = _enrolled(directory)
-    model = dataclasses.replace(enrolled, lda_w=enrolled.lda_w[:0])  # the strip look on its own, without the discriminant
+    full = enrolled(directory)
+    model = dataclasses.replace(full, lda_w=full.lda_w[:0])  # the strip look on its own, without the discriminant
     corner_only = dataclasses.replace(model, cards=model.cards[:0])  # a deck without whole-card templates
     fs = FaceSet.load(directory)
     with_strip, without = Score(), Score()
@@ -195,7 +184,7 @@ def test_discriminant_tells_suits_the_correlation_confuses(faces_dir) -> None:
     read them right, and must not turn any right reading of these tables wrong.
     """
     directory = faces_dir("bellot")
-    model = _enrolled(directory)
+    model = enrolled(directory)
     assert model.lda_w.shape[1] == 104
     fs = FaceSet.load(directory)
     with_lda, without = Score(), Score()
@@ -216,7 +205,7 @@ def test_a_pip_in_a_wide_strip_is_not_a_card(faces_dir, monkeypatch) -> None:
     import vision.detect as D
 
     directory = faces_dir("anglo")
-    model = _enrolled(directory)
+    model = enrolled(directory)
     fs = FaceSet.load(directory)
     scenes = [render_scene(fs, seed) for seed in (20007, 20010)]
     calibs = [calibrate(s.image, s.layout) for s in scenes]
@@ -236,7 +225,7 @@ def test_a_row_bitten_by_felt_coloured_art_is_still_a_row(faces_dir) -> None:
     """swiss-xvii's king of spades wears green; on green felt his picture is background and bites
     into the row's blob (it fills only two thirds of its rectangle).  The row is still read."""
     directory = faces_dir("swiss-xvii")
-    model = _enrolled(directory)
+    model = enrolled(directory)
     scene = render_scene(FaceSet.load(directory), 20000)
     row = [c for c in scene.cards if c.seat == 6 and c.role == "up"]
     assert [c.code for c in row] == ["3d", "5h", "Ks"]
@@ -497,7 +486,7 @@ def test_a_still_frame_read_again_keeps_its_cards_and_its_occluders(faces_dir) -
     (a hand), or the second still frame of a hand over a seat loses the hand, the tracker stops
     holding the seat, and the seat is published empty."""
     directory = faces_dir("anglo")
-    model = _enrolled(directory)
+    model = enrolled(directory)
     scene = render_scene(FaceSet.load(directory), 10003)
     calib = calibrate(scene.image, scene.layout)
     top = max((c for c in scene.cards if c.in_view and c.role == "up"), key=lambda c: c.order)

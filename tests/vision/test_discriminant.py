@@ -6,6 +6,7 @@ import cv2
 import numpy as np
 import pytest
 
+from tests.vision.decks import enrolled
 from vision import discriminant
 from vision.deck import CODES, STRIP_H, STRIP_W, embed2, enroll, opaque, read_face_dir
 
@@ -33,8 +34,9 @@ def test_fit_separates_classes_that_differ_in_few_dimensions() -> None:
 def test_camera_corner_is_the_template_window_the_detector_sees(faces_dir) -> None:
     """A simulated camera view of a corner, at the nominal place, correlates with the card's own
     enrolled corner better than with any other card's (the simulation is the same geometry)."""
-    faces, back = read_face_dir(faces_dir("anglo"))
-    model = enroll(faces, back, "anglo")
+    directory = faces_dir("anglo")
+    faces, _back = read_face_dir(directory)
+    model = enrolled(directory)
     prim = np.flatnonzero((model.variants == 0) & (model.labels != 52))
     rng = np.random.default_rng(0)
     right = 0

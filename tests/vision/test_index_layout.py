@@ -7,20 +7,18 @@ bottom of each card's visible strip), ``anglo+onecorner`` has its bottom-right i
 
 from __future__ import annotations
 
-import functools
 from pathlib import Path
 
 import numpy as np
 import pytest
 
+from tests.vision.decks import enrolled
 from vision import index_layout
 from vision.calibration import calibrate
 from vision.deck import (
     CODES,
-    DeckModel,
     EnrollmentError,
     canonical_card,
-    enroll,
     load,
     opaque,
     read_face_dir,
@@ -29,12 +27,6 @@ from vision.deck import (
 from vision.detect import Detector
 from vision.evaluate import Score, score_scene
 from vision.scene import FaceSet, render_scene
-
-
-@functools.cache
-def _enrolled(directory: Path) -> DeckModel:
-    faces, back = read_face_dir(directory)
-    return enroll(faces, back, directory.name)
 
 
 def _layout(directory: Path) -> index_layout.IndexLayout:
@@ -76,7 +68,7 @@ def test_a_deck_whose_index_differs_little_within_a_suit_is_read_at_its_better_p
 
 
 def test_a_deck_file_keeps_its_layout_and_an_old_one_reads_as_the_usual(faces_dir, tmp_path: Path) -> None:
-    model = _enrolled(faces_dir("paris+mirror"))
+    model = enrolled(faces_dir("paris+mirror"))
     assert model.layout.flip
     path = tmp_path / "mirror.deck"
     save(model, path)
@@ -100,7 +92,7 @@ def test_a_deck_with_its_index_at_the_top_right_and_bottom_left_reads_its_rows(f
     """The covered cards' indices are at the bottom of their visible strips: before the layout was
     learned, 48 of these 65 up cards were read, with 4 false cards (two full tables)."""
     directory = faces_dir("paris+mirror")
-    model = _enrolled(directory)
+    model = enrolled(directory)
     fs = FaceSet.load(directory)
     total = Score()
     for seed in (101, 102):
@@ -119,7 +111,7 @@ def test_a_deck_printed_at_the_top_right_only_reads_no_pip_as_an_index(faces_dir
     now a covered card is read from its visible strip only when that is clear (24 right, 4 as
     another card, no false card), and the top cards from their index at the top right."""
     directory = faces_dir("anglo+onecorner+mirror")
-    model = _enrolled(directory)
+    model = enrolled(directory)
     assert model.layout.views == (False, True)
     fs = FaceSet.load(directory)
     total = Score()
@@ -145,7 +137,7 @@ def test_a_deck_printed_at_the_top_left_only_reads_its_rows(faces_dir) -> None:
     """``anglo+onecorner``: every covered card shows its index; the blank paper where the bottom-right
     index was is never matched as one (before: 55 of 65 up cards, 7 read as another card, 3 false)."""
     directory = faces_dir("anglo+onecorner")
-    model = _enrolled(directory)
+    model = enrolled(directory)
     fs = FaceSet.load(directory)
     total = Score()
     for seed in (101, 102):

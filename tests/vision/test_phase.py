@@ -9,7 +9,6 @@ other seats' seventh-street rows) and stud streets.
 
 from __future__ import annotations
 
-import functools
 import json
 import time
 from collections.abc import Callable, Iterator
@@ -26,8 +25,9 @@ from engine.cli import main
 from engine.publicstate import idle_state
 from engine.wire import Channel, Role
 from tests.support.mqtt import TestClient
+from tests.vision.decks import enrolled
 from vision.calibration import Calibration, calibrate
-from vision.deck import DeckModel, enroll, read_face_dir
+from vision.deck import DeckModel
 from vision.detect import PARAMS, Detection, Detector
 from vision.scene import FaceSet, Scene
 from vision.scene_showdown import TabledCard, render_showdown
@@ -79,18 +79,12 @@ def test_the_gate_from_unheard_to_stale() -> None:
 # -- the detector's flag -------------------------------------------------------------------------
 
 
-@functools.cache
-def _enrolled(directory: Path) -> DeckModel:
-    faces, back = read_face_dir(directory)
-    return enroll(faces, back, directory.name)
-
-
 @pytest.fixture(scope="module")
 def showdown(faces_dir: Callable[[str], Path]) -> tuple[Scene, DeckModel, Calibration]:
     """Seats 4 and 5 fan seven cards each, every index showing; the other seats lie as on seventh street."""
     directory = faces_dir("anglo")
     scene = render_showdown(FaceSet.load(directory), 1, arrangement="fan")
-    return scene, _enrolled(directory), calibrate(scene.image, scene.layout)
+    return scene, enrolled(directory), calibrate(scene.image, scene.layout)
 
 
 def _fans(scene: Scene) -> list[TabledCard]:
@@ -132,7 +126,7 @@ def test_a_row_is_not_read_again_as_tabled_cards_on_a_street(faces_dir: Callable
     tabled cards (``_tabled_rows``) at the showdown; on a street no row is read again."""
     directory = faces_dir("anglo")
     scene = render_showdown(FaceSet.load(directory), 2, arrangement="fan")
-    model, calib = _enrolled(directory), calibrate(scene.image, scene.layout)
+    model, calib = enrolled(directory), calibrate(scene.image, scene.layout)
     rows_only = _key(Detector(model, calib, params=replace(PARAMS, tabled=False)).detect(scene.image))
     det = Detector(model, calib)
     det.at_showdown = True

@@ -2,24 +2,16 @@
 
 from __future__ import annotations
 
-import functools
 from dataclasses import replace
-from pathlib import Path
 
 import numpy as np
 import pytest
 
+from tests.vision.decks import enrolled
 from vision.calibration import calibrate
-from vision.deck import DeckModel, enroll, read_face_dir
 from vision.detect import PARAMS, Detection, Detector
 from vision.scene import FaceSet, Scene, render_scene
 from vision.scene_showdown import TabledCard, render_showdown
-
-
-@functools.cache
-def _enrolled(directory: Path) -> DeckModel:
-    faces, back = read_face_dir(directory)
-    return enroll(faces, back, directory.name)
 
 
 def _width(card: TabledCard) -> float:
@@ -49,7 +41,7 @@ def _invented(scene: Scene, dets: list[Detection]) -> list[str]:
 
 def _detect(faces_dir, scene: Scene, **params: object) -> list[Detection]:
     directory = faces_dir("anglo")
-    return Detector(_enrolled(directory), calibrate(scene.image, scene.layout), params=replace(PARAMS, **params)).detect(scene.image)
+    return Detector(enrolled(directory), calibrate(scene.image, scene.layout), params=replace(PARAMS, **params)).detect(scene.image)
 
 
 def test_the_showdown_truth_says_which_index_shows(faces_dir) -> None:

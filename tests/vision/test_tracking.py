@@ -7,8 +7,8 @@ import numpy as np
 import pytest
 
 from engine import wire
+from tests.vision.decks import enrolled
 from vision.calibration import calibrate
-from vision.deck import enroll, read_face_dir
 from vision.detect import Detection, Detector
 from vision.layout import default_layout
 from vision.scene import FaceSet, render_scene
@@ -90,10 +90,9 @@ def test_observation_is_a_valid_wire_message() -> None:
 def test_a_hand_over_real_frames_is_not_a_change(faces_dir) -> None:
     """Rendered frames, real detector: a skin-coloured hand sweeps over a seat for 8 frames."""
     d = faces_dir("anglo")
-    faces, back = read_face_dir(d)
     scene = render_scene(FaceSet.load(d), 21, seats=4, street=5, all_active=True, close_up=False, off_felt=False,
                          half_turned=False)
-    det = Detector(enroll(faces, back), calibrate(scene.image, scene.layout))
+    det = Detector(enrolled(d), calibrate(scene.image, scene.layout))
     tr = Tracker(scene.layout, stable_frames=4)
     truth = {n: (tuple(v["up"]), v["down"]) for n, v in scene.seats().items()}
     obs = None
