@@ -9,7 +9,7 @@ What it measures, all in one run:
 
 * accuracy on scenes rendered from decks that were never looked at or tuned
   on (HELD_OUT: nine Aisleriot decks, four designs from npm, see ``extra_decks.py``, which needs
-  npm, node and rsvg-convert, and five from Debian's card packages, see ``debian_decks.py``, which
+  npm, node and rsvg-convert, and seven from Debian's card packages, see ``debian_decks.py``, which
   needs dpkg-deb and, for x-jeux-v4, pdftocairo from poppler-utils): up cards identified correctly, down cards found,
   false cards per scene; each deck is enrolled from its flat faces exactly as
   a cardroom would (``vision.deck.enroll`` on the 52 face files and the back);
