@@ -133,9 +133,16 @@ class SeatWidget(QFrame):
         self.flagged = False
         self.empty = True
         self.won = 0
+        self._shown: tuple[object, ...] | None = None
 
     def show_seat(self, seat: SeatView | None, number: int, acting: bool, flagged: bool, card_h: int,
                   won: int = 0) -> None:
+        # Every state redraws the table; a seat whose view, place and size did not change is left
+        # as drawn (restyling eight seats on every state held the console's thread 5-10 ms).
+        shown = (seat, number, acting, flagged, card_h, won, self.width(), self.height())
+        if shown == self._shown:
+            return
+        self._shown = shown
         self.view, self.card_h, self.acting, self.flagged, self.won = seat, card_h, acting, flagged, won
         name_px = max(12, round(card_h * 0.3))
         self.name.setFont(_font(name_px, True))

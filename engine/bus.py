@@ -416,8 +416,9 @@ class BusClient:
             self._ack_lock.notify_all()
 
     def _send(self, client: Any, msg: Message, on_acked: Callable[[], None] | None = None) -> int:
+        """Send ``msg``, built here by ``wire.make`` or ``wire.availability`` (checked then)."""
         spec = msg.spec
-        info = client.publish(msg.topic, wire.encode(msg), qos=spec.qos, retain=spec.retained)
+        info = client.publish(msg.topic, wire.encode(msg, checked=True), qos=spec.qos, retain=spec.retained)
         if threading.current_thread() is getattr(client, "_thread", None):
             _write_now(client)
         acked_now = False

@@ -24,7 +24,9 @@ Nothing in it is SECRET: a down card appears as ``"??"`` until its player shows 
 from __future__ import annotations
 
 import dataclasses
+import functools
 import types
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any, ClassVar, Union, get_args, get_origin, get_type_hints
 
@@ -216,8 +218,7 @@ class PublicState:
     def from_json(cls, data: Any) -> PublicState:
         if not isinstance(data, dict):
             raise StateError("the state must be a JSON object")
-        own = {f.name for f in dataclasses.fields(cls)} - {cls._FLAT}
-        service_names = {f.name for f in dataclasses.fields(ServiceView)}
+        own, service_names = _top_names()
         body = {k: v for k, v in data.items() if k not in service_names and not str(k).startswith(EXTENSION)}
         flat = {k: v for k, v in data.items() if k in service_names}
         unknown = set(body) - own
@@ -231,6 +232,13 @@ class PublicState:
         if state.v != STATE_VERSION:
             raise StateError(f"field 'v' must be {STATE_VERSION}, got {state.v}")
         return state
+
+
+@functools.cache
+def _top_names() -> tuple[frozenset[str], frozenset[str]]:
+    """The state's own top-level fields, and the service's (flat beside them)."""
+    own = frozenset(f.name for f in dataclasses.fields(PublicState)) - {PublicState._FLAT}
+    return own, frozenset(f.name for f in dataclasses.fields(ServiceView))
 
 
 def idle_state(table: str, seat_count: int = 8) -> PublicState:
@@ -253,86 +261,165 @@ _NULLABLE = frozenset(
 )
 
 
+# The codec is compiled once per type into closures (``_decoder``, ``_field_plan``): the engine
+# checks every state it publishes and each screen every state it draws, so walking the type hints
+# per value (``get_origin``, ``dataclasses.fields``) cost about half of the engine's time on a card.
+# A path is built only for an error: ``_Bad`` collects it on the way out.
+
+
+class _Bad(Exception):
+    """A value off the schema, deep in the tree: its path is collected as the error rises."""
+
+    def __init__(self, problem: str, *segments: str) -> None:
+        super().__init__(problem)
+        self.problem = problem
+        self.segments = list(segments)  # innermost first
+
+    def state_error(self) -> StateError:
+        where = "".join(reversed(self.segments)).removeprefix(".") or "state"
+        return StateError(f"field {where!r}{self.problem}")
+
+
+Decoder = Callable[[Any], Any]
+
+
+def _field_plan(cls: type) -> tuple[tuple[str, bool], ...]:
+    """(name, kept when None) for each field of a dataclass, in order."""
+    plan = _FIELD_PLANS.get(cls)
+    if plan is None:
+        plan = _FIELD_PLANS[cls] = tuple((f.name, (cls.__name__, f.name) in _NULLABLE) for f in dataclasses.fields(cls))
+    return plan
+
+
+_FIELD_PLANS: dict[type, tuple[tuple[str, bool], ...]] = {}
+
+
 def _encode(value: Any) -> Any:
-    if dataclasses.is_dataclass(value) and not isinstance(value, type):
-        name = type(value).__name__
+    cls = type(value)
+    if cls in _DATACLASSES or (dataclasses.is_dataclass(value) and not isinstance(value, type)):
+        _DATACLASSES.add(cls)
         out: dict[str, Any] = {}
-        for f in dataclasses.fields(value):
-            item = getattr(value, f.name)
-            if item is None and (name, f.name) not in _NULLABLE:
+        for name, nullable in _field_plan(cls):
+            item = getattr(value, name)
+            if item is None and not nullable:
                 continue
-            out[f.name] = _encode(item)
+            out[name] = _encode(item)
         return out
-    if isinstance(value, list):
+    if cls is list:
         return [_encode(v) for v in value]
-    if isinstance(value, dict):
+    if cls is dict:
         return {k: _encode(v) for k, v in value.items()}
     return value
 
 
-_HINTS: dict[type, dict[str, Any]] = {}
-
-
-def _hints(cls: type) -> dict[str, Any]:
-    hints = _HINTS.get(cls)
-    if hints is None:
-        hints = _HINTS[cls] = get_type_hints(cls)
-    return hints
+_DATACLASSES: set[type] = set()
+_DECODERS: dict[Any, Decoder] = {}
 
 
 def _decode(tp: Any, value: Any, path: str) -> Any:
-    where = path or "state"
+    """``value`` read as ``tp``; a value off the schema is a ``StateError`` naming its field path
+    (``path``: where ``value`` lies, "" at the top)."""
+    try:
+        return _decoder(tp)(value)
+    except _Bad as bad:
+        if path:
+            bad.segments.append(path if path.startswith("[") else "." + path)
+        raise bad.state_error() from None
+
+
+def _decoder(tp: Any) -> Decoder:
+    found = _DECODERS.get(tp)
+    if found is None:
+        found = _DECODERS[tp] = _compile(tp)
+    return found
+
+
+def _compile(tp: Any) -> Decoder:
     origin = get_origin(tp)
     if origin in (Union, types.UnionType):
-        args = [a for a in get_args(tp) if a is not type(None)]
-        if value is None:
-            return None
-        return _decode(args[0], value, path)
+        inner = _decoder(next(a for a in get_args(tp) if a is not type(None)))
+        return lambda value: None if value is None else inner(value)
     if origin is list:
-        if not isinstance(value, list):
-            raise StateError(f"field {where!r} must be a list")
-        (inner,) = get_args(tp)
-        return [_decode(inner, v, f"{path}[{i}]") for i, v in enumerate(value)]
+        item = _decoder(get_args(tp)[0])
+
+        def a_list(value: Any) -> Any:
+            if not isinstance(value, list):
+                raise _Bad(" must be a list")
+            out = []
+            for i, v in enumerate(value):
+                try:
+                    out.append(item(v))
+                except _Bad as bad:
+                    bad.segments.append(f"[{i}]")
+                    raise
+            return out
+
+        return a_list
     if origin is dict:
-        if not isinstance(value, dict):
-            raise StateError(f"field {where!r} must be an object")
-        _, inner = get_args(tp)
-        return {str(k): _decode(inner, v, f"{path}.{k}" if path else str(k)) for k, v in value.items()}
+        entry = _decoder(get_args(tp)[1])
+
+        def an_object(value: Any) -> Any:
+            if not isinstance(value, dict):
+                raise _Bad(" must be an object")
+            out = {}
+            for k, v in value.items():
+                try:
+                    out[str(k)] = entry(v)
+                except _Bad as bad:
+                    bad.segments.append(f".{k}")
+                    raise
+            return out
+
+        return an_object
     if isinstance(tp, type) and dataclasses.is_dataclass(tp):
+        return _compile_dataclass(tp)
+    checks: dict[Any, tuple[Callable[[Any], bool], str]] = {
+        bool: (lambda v: isinstance(v, bool), " must be true or false"),
+        int: (lambda v: isinstance(v, int) and not isinstance(v, bool), " must be a whole number"),
+        float: (lambda v: isinstance(v, int | float) and not isinstance(v, bool), " must be a number"),
+        str: (lambda v: isinstance(v, str), " must be a string"),
+    }
+    if tp not in checks:
+        raise TypeError(f"the public state's schema has no rule for {tp!r}")  # a schema bug, at first use
+    ok, problem = checks[tp]
+
+    def a_scalar(value: Any) -> Any:
+        if not ok(value):
+            raise _Bad(problem)
+        return value
+
+    return a_scalar
+
+
+def _compile_dataclass(tp: type) -> Decoder:
+    hints = get_type_hints(tp)
+    names = frozenset(f.name for f in dataclasses.fields(tp))
+    # (name, decoder, whether it may be absent)
+    fields: list[tuple[str, Decoder, bool]] = []
+    for f in dataclasses.fields(tp):
+        omitted_when_none = (tp.__name__, f.name) not in _NULLABLE and _optional(hints[f.name])
+        may_be_absent = f.default is not dataclasses.MISSING or omitted_when_none
+        fields.append((f.name, _decoder(hints[f.name]), may_be_absent))
+
+    def a_dataclass(value: Any) -> Any:
         if not isinstance(value, dict):
-            raise StateError(f"field {where!r} must be an object")
-        hints = _hints(tp)
-        names = [f.name for f in dataclasses.fields(tp)]
-        extra = set(value) - set(names)
-        if extra:
-            raise StateError(f"field {(path + '.' if path else '') + sorted(extra)[0]!r} is not part of the state")
+            raise _Bad(" must be an object")
+        if not names.issuperset(value):
+            raise _Bad(" is not part of the state", "." + sorted(set(value) - names)[0])
         kwargs: dict[str, Any] = {}
-        for f in dataclasses.fields(tp):
-            sub = f"{path}.{f.name}" if path else f.name
-            if f.name not in value:
-                omitted_when_none = (tp.__name__, f.name) not in _NULLABLE and _optional(hints[f.name])
-                if f.default is not dataclasses.MISSING or omitted_when_none:
+        for name, decode, may_be_absent in fields:
+            if name not in value:
+                if may_be_absent:
                     continue
-                raise StateError(f"field {sub!r} is missing")
-            kwargs[f.name] = _decode(hints[f.name], value[f.name], sub)
+                raise _Bad(" is missing", "." + name)
+            try:
+                kwargs[name] = decode(value[name])
+            except _Bad as bad:
+                bad.segments.append("." + name)
+                raise
         return tp(**kwargs)
-    if tp is bool:
-        if not isinstance(value, bool):
-            raise StateError(f"field {where!r} must be true or false")
-        return value
-    if tp is int:
-        if isinstance(value, bool) or not isinstance(value, int):
-            raise StateError(f"field {where!r} must be a whole number")
-        return value
-    if tp is float:
-        if isinstance(value, bool) or not isinstance(value, int | float):
-            raise StateError(f"field {where!r} must be a number")
-        return value
-    if tp is str:
-        if not isinstance(value, str):
-            raise StateError(f"field {where!r} must be a string")
-        return value
-    raise StateError(f"field {where!r}: no rule for {tp!r}")  # pragma: no cover - a schema bug
+
+    return a_dataclass
 
 
 def _optional(tp: Any) -> bool:

@@ -286,6 +286,10 @@ def test_every_state_the_engine_builds_is_a_public_state_and_round_trips() -> No
         (lambda s: s["seats"][0].update(down=["As"]), "seats[0].down"),
         (lambda s: s.update(pot="lots"), "pot"),
         (lambda s: s.update(v=2), "v"),
+        (lambda s: s["seats"][0].update(colour="red"), "seats[0].colour"),
+        (lambda s: s["seats"][0]["cards"].__setitem__(0, 5), "seats[0].cards[0]"),
+        (lambda s: s.update(devices={"shoe-1": {"online": "yes"}}), "devices.shoe-1.online"),
+        (lambda s: s.update(devices=[]), "devices"),
     ],
 )
 def test_a_state_off_the_schema_is_a_wire_error_naming_the_field(change: Any, path: str) -> None:
