@@ -15,10 +15,11 @@ receives it back), before and after the table.  The goal is a p99 under 25 ms.
 Each run prints its load average (start-end), the camera's frames a second, the camera-on run's
 ratio against the camera-off run just before it, and, with the engine on a thread here (the
 default), where each card's time went (``trace_breakdown``).  ``--processes`` runs the engine and
-the bridge as processes of their own, as a real table does.
+the bridge as processes of their own, as a real table does, and gives the camera's process group
+the vision service's own nice value (``--camera-nice``; the demo's camera keeps 0).
 
 Usage: python bench/bench_table.py (or python -m dealer_console.demo.bench) [--hands 20] [--brokers amqtt,mosquitto]
-       [--floor 500] [--camera off|on|both] [--runs N] [--processes]
+       [--floor 500] [--camera off|on|both] [--runs N] [--processes] [--camera-nice N]
 """
 
 from __future__ import annotations
@@ -48,6 +49,7 @@ from engine.broker.config import write_config
 from engine.broker.embedded import free_port
 from engine.bus import _no_delay
 from engine.wire import Channel
+from vision.service import NICENESS
 
 TABLE = "demo"
 
@@ -163,12 +165,14 @@ def trace_breakdown(trace: list[Any], draws: list[float], states: list[tuple[flo
             "camera_observations_stored_with_fsync": sum(1 for t in camera if t.published)}
 
 
-def run(kind: str, hands: int, floor_n: int, seed: int, camera: bool, processes: bool = False) -> dict[str, Any]:
+def run(kind: str, hands: int, floor_n: int, seed: int, camera: bool, processes: bool = False,
+        camera_nice: int = 0) -> dict[str, Any]:
     work = Path(tempfile.mkdtemp(prefix="bench-table-"))
     broker: Any = embedded_broker(work / "broker").start() if kind == "amqtt" else Mosquitto(work / "mq").start()
     try:
         before = broker_round_trip(broker, floor_n)
-        opts = DemoOptions(hands=hands, seed=seed, workdir=work / "table", camera=camera, processes=processes)
+        opts = DemoOptions(hands=hands, seed=seed, workdir=work / "table", camera=camera, processes=processes,
+                           camera_nice=camera_nice)
         opts.check()
         stack = TableStack(opts, broker=broker).start()
         table = SimulatedTable(stack, opts)
@@ -237,9 +241,13 @@ def main() -> int:
     ap.add_argument("--processes", action="store_true",
                     help="the engine and the bridge as processes of their own, as a real table runs them (no "
                          "breakdown: the engine's trace is in its process)")
+    ap.add_argument("--camera-nice", type=int, default=None,
+                    help="the camera process group's nice value (default: the vision service's own, "
+                         f"{NICENESS}, with --processes, as a real table runs it; else 0, as the demo does)")
     ap.add_argument("--runs", type=int, default=1,
                     help="repeat the whole set (camera off, then on) this many times, interleaved")
     args = ap.parse_args()
+    camera_nice = args.camera_nice if args.camera_nice is not None else NICENESS if args.processes else 0
     ok = True
     # One card-drawn frame at 115200 baud, 10 bits a byte: what the serial link alone costs.
     from firmware_bridge import messages as m
@@ -254,7 +262,7 @@ def main() -> int:
     off: dict[str, dict[str, Any]] = {}
     for kind, cam in runs:
         try:
-            res = run(kind, args.hands, args.floor, args.seed, cam, args.processes)
+            res = run(kind, args.hands, args.floor, args.seed, cam, args.processes, camera_nice)
         except FileNotFoundError as exc:
             print(f"{kind}: skipped ({exc})")
             continue
@@ -271,7 +279,8 @@ def main() -> int:
         elif kind in off and off[kind]["p50"] and off[kind]["p99"] and lat["p50"] and lat["p99"]:
             ratio = (f"; against camera off just before: p50 x{lat['p50'] / off[kind]['p50']:.2f}, "
                      f"p99 x{lat['p99'] / off[kind]['p99']:.2f}")
-        fps = f", camera read {res['camera_frames_per_s']} frames/s" if cam and res["camera_frames_per_s"] is not None else ""
+        fps = (f", camera read {res['camera_frames_per_s']} frames/s (its group at nice {camera_nice})"
+               if cam and res["camera_frames_per_s"] is not None else "")
         print(f"{kind:9s} camera {'on ' if cam else 'off'} card drawn -> console state: n={lat['n']} p50={lat['p50']} ms "
               f"p99={lat['p99']} ms max={lat['max']} ms ({'meets' if goal else 'MISSES'} p99 < 25 ms){ratio}; "
               f"load average {load}; broker round trip (floor): p50={flo['p50']} ms p99={flo['p99']} ms; "

@@ -282,7 +282,7 @@ class CameraProcess:
     """
 
     def __init__(self, broker: Any, table: str, seats: int, *, seed: int, cache: Path, fps: float = 12.0,
-                 stable_frames: int = 3, stall_timeout: float = STALL_TIMEOUT_S) -> None:
+                 stable_frames: int = 3, stall_timeout: float = STALL_TIMEOUT_S, group_nice: int = 0) -> None:
         import multiprocessing
 
         ctx = multiprocessing.get_context("spawn")  # no fork of a process with threads
@@ -291,7 +291,7 @@ class CameraProcess:
         login = {"host": broker.host, "port": broker.port, "user": user, "password": password}
         self._proc = ctx.Process(target=_camera_main, name="studtable-camera", daemon=True,
                                  args=(child, login, table, seats, seed, str(cache), fps, stable_frames,
-                                       stall_timeout, logging.getLogger().getEffectiveLevel()))
+                                       stall_timeout, logging.getLogger().getEffectiveLevel(), group_nice))
         self._remote = _Remote(parent)
         self.table_camera = _Proxy(self._remote, "felt.", ("deal", "pitch_off_felt", "move", "muck", "clear",
                                                            "truth", "deal_common", "common"))
@@ -362,7 +362,7 @@ class CameraProcess:
 
 
 def _camera_main(conn: Any, login: dict[str, Any], table: str, seats: int, seed: int, cache: str, fps: float,
-                 stable_frames: int, stall_timeout: float, log_level: int) -> None:
+                 stable_frames: int, stall_timeout: float, log_level: int, group_nice: int = 0) -> None:
     """The camera process: build the service, say ready (or why not), then serve the dealer's calls."""
 
     from types import SimpleNamespace
@@ -377,9 +377,10 @@ def _camera_main(conn: Any, login: dict[str, Any], table: str, seats: int, seed:
     # it with Nice=10 in its systemd unit, or on its own core; docs/deploy.md), in a session of its own:
     # in the demo's session its CPU was charged to the table's share (the kernel's autogroups), and
     # the shoe card's median doubled whatever its nice value (docs/vision.md, session 11).  Its group
-    # keeps nice 0: at 10, beside other people's work on a two-core box, it read 1-2 frames a second
-    # and the card was no faster.
-    lower_priority(10, own_group=True, group_niceness=0)
+    # keeps nice 0 in the demo: at 10, beside other people's work on a two-core box, it read 1-2
+    # frames a second and the card was no faster.  The table bench gives it the service's own 10
+    # (``group_nice``) when it runs the table as a real one runs (``--processes``).
+    lower_priority(10, own_group=True, group_niceness=group_nice)
 
     broker = SimpleNamespace(host=login["host"], port=login["port"],
                              login=lambda role, device=None: (login["user"], login["password"]))

@@ -46,6 +46,9 @@ class DemoOptions:
     bridge_process: bool = False  # run the shoe bridge as a `studtable bridge` process (else a thread here)
     processes: bool = False  # engine and bridge as their own processes, as a real table runs them
     camera_fps: float = 12.0
+    #: the camera process group's nice value: 0 in the demo, so that it keeps up beside other work on
+    #: a small machine; the vision service's own (``vision.service.NICENESS``) as a real table runs it
+    camera_nice: int = 0
     manual: bool = False  # no sensors at all: the dealer keys every card on the console's card picker
     #: a camera-only table: no card shoe; the dealer deals from a deck in hand, the camera reads the
     #: up cards and counts the down cards, which stay unknown until the player shows them

@@ -353,7 +353,8 @@ class TableStack:
 
         try:
             self.camera = CameraProcess(self.broker, opts.table, opts.players, seed=opts.seed,
-                                        cache=_cache_dir(), fps=opts.camera_fps).start()
+                                        cache=_cache_dir(), fps=opts.camera_fps,
+                                        group_nice=opts.camera_nice).start()
         except CameraUnavailable as exc:
             if required:
                 why = "a camera-only table (--no-shoe)" if opts.no_shoe else f"the {opts.drill} drill"

@@ -39,3 +39,19 @@ def test_a_child_that_says_nothing_is_still_given_up(mosquitto_broker: Mosquitto
     silent limit is given up as before (half a second: too short even to import the vision stack)."""
     with pytest.raises(CameraUnavailable, match="did not start within"):
         CameraProcess(mosquitto_broker, "t1", 4, seed=1, cache=tmp_path / "cache").start(timeout=0.5)
+
+
+@pytest.mark.skipif(not Path("/proc/self/autogroup").exists(), reason="no autogroup in this kernel")
+def test_the_camera_group_runs_at_the_nice_value_asked_for(mosquitto_broker: MosquittoBroker) -> None:
+    """The demo's camera group keeps nice 0; the table bench run as a real table gives it the vision
+    service's own (``--processes``): what the kernel shares the CPU by (session 14)."""
+    from dealer_console.demo.stack import _cache_dir
+    from vision.service import NICENESS
+
+    for nice in (0, NICENESS):
+        camera = CameraProcess(mosquitto_broker, "t1", 4, seed=1, cache=_cache_dir(), group_nice=nice).start()
+        try:
+            group = Path(f"/proc/{camera.pid}/autogroup").read_text("ascii").split()
+        finally:
+            camera.stop()
+        assert group[-2:] == ["nice", str(nice)], (nice, group)
