@@ -12,7 +12,6 @@ the same state, which is the least any wire format costs.
 from __future__ import annotations
 
 import argparse
-import contextlib
 import json
 import statistics
 import sys
@@ -24,31 +23,18 @@ ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))  # this tree's code, also from a worktree
 
 from engine import wire  # noqa: E402
-from engine.floor import FloorError  # noqa: E402
-from engine.public import public_state  # noqa: E402
 from engine.publicstate import PublicState  # noqa: E402
-from engine.scenario import build_floor, load, step_inputs  # noqa: E402
+from engine.scenario import load, public_states  # noqa: E402
 from engine.wire import Channel  # noqa: E402
 
 SCENARIOS = ("showdown", "stud-out-of-cards-common", "deck-duplicate-card", "showdown-order-side-pots")
 
 
 def states() -> list[dict[str, Any]]:
-    out = []
-    for name in SCENARIOS:
-        path = ROOT / "tests" / "scenarios" / f"{name}.toml"
-        if not path.exists():
-            continue
-        data = load(path)
-        floor, _ = build_floor(data["table"])
-        for step in data["steps"]:
-            for inp in step_inputs(step, floor):
-                with contextlib.suppress(FloorError):
-                    floor.handle(inp)
-                service = {"prompts": floor.open_prompts(), "devices": {"shoe-1": {"online": True}},
-                           "last_error": None, "input": None, "shoe_active": True, "camera_active": False}
-                out.append(public_state(floor.table, None, "t1", service))
-    return out
+    service = {"devices": {"shoe-1": {"online": True}}, "last_error": None, "input": None,
+               "shoe_active": True, "camera_active": False}
+    return [state for name in SCENARIOS
+            for state in public_states(load(ROOT / "tests" / "scenarios" / f"{name}.toml"), service)]
 
 
 def per_state_ms(work: Any, items: list[dict[str, Any]]) -> float:

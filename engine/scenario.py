@@ -9,6 +9,7 @@ prints one JSON line per file.
 
 from __future__ import annotations
 
+import contextlib
 import json
 import tomllib
 from collections.abc import Mapping
@@ -105,6 +106,21 @@ def step_inputs(step: Mapping[str, Any], floor: Floor) -> list[dict[str, Any]]:
                 raise ScenarioError("ruling on $last, but no prompt is open")
             r["prompt"] = list(floor.prompts)[-1]
         out.append({"kind": "ruling", **r})
+    return out
+
+
+def public_states(data: Mapping[str, Any], service: Mapping[str, Any], table: str = "t1") -> list[dict[str, Any]]:
+    """The public state after every input of a scenario (inputs the floor refuses included), with
+    ``service`` as the engine's own part: real states for the schema's tests and the codec bench."""
+    from engine.public import public_state
+
+    floor, _ = build_floor(data["table"])
+    out = []
+    for step in data["steps"]:
+        for inp in step_inputs(step, floor):
+            with contextlib.suppress(FloorError):
+                floor.handle(inp)
+            out.append(public_state(floor.table, None, table, {**service, "prompts": floor.open_prompts()}))
     return out
 
 

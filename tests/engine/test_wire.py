@@ -16,7 +16,6 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from engine import wire
-from engine.floor import FloorError
 from engine.publicstate import PublicState, idle_state
 from engine.wire import Channel, Role, WireError
 
@@ -250,22 +249,13 @@ def test_deep_nesting_and_huge_numbers_are_wire_errors() -> None:
 
 
 def _real_states() -> list[dict[str, Any]]:
-    from engine.public import public_state
-    from engine.scenario import build_floor, load, step_inputs
+    from engine.scenario import load, public_states
 
-    states = []
-    for name in ("showdown", "stud-out-of-cards-common", "deck-duplicate-card"):
-        data = load(ROOT / "tests" / "scenarios" / f"{name}.toml")
-        floor, _ = build_floor(data["table"])
-        for step in data["steps"]:
-            for inp in step_inputs(step, floor):
-                with contextlib.suppress(FloorError):
-                    floor.handle(inp)
-                service = {"prompts": floor.open_prompts(), "devices": {"shoe-1": {"online": True}},
-                           "last_error": {"source": "console-1", "input": "show", "reason": "no"},
-                           "input": None, "shoe_active": True, "camera_active": False}
-                states.append(public_state(floor.table, None, "t1", service))
-    return states
+    service = {"devices": {"shoe-1": {"online": True}},
+               "last_error": {"source": "console-1", "input": "show", "reason": "no"},
+               "input": None, "shoe_active": True, "camera_active": False}
+    return [state for name in ("showdown", "stud-out-of-cards-common", "deck-duplicate-card")
+            for state in public_states(load(ROOT / "tests" / "scenarios" / f"{name}.toml"), service)]
 
 
 def test_every_state_the_engine_builds_is_a_public_state_and_round_trips() -> None:
