@@ -278,7 +278,6 @@ class FrameReader:
         self._frames: queue.Queue[tuple[bool, np.ndarray | None]] = queue.Queue(maxsize=1 if live else 8)
         self._live = live
         self.dropped = 0  # live frames replaced by a newer one before they were read (skipped when behind)
-        self.last_at = time.monotonic()  # when the camera last delivered a frame (or the reader began)
         self._stop = threading.Event()
         self._thread = threading.Thread(target=self._run, name="frame-reader", daemon=True)
         self._thread.start()
@@ -286,7 +285,6 @@ class FrameReader:
     def _run(self) -> None:
         while not self._stop.is_set():
             ok, frame = self.cap.read()
-            self.last_at = time.monotonic()
             item = (bool(ok), frame if ok else None)
             if self._live:
                 with contextlib.suppress(queue.Empty):
@@ -303,18 +301,12 @@ class FrameReader:
             if not ok:
                 return
 
-    def read(self, stall_s: float) -> tuple[bool, np.ndarray | None] | None:
-        """(ok, frame) as ``cap.read`` gives it, or None once the camera has delivered nothing for
-        ``stall_s`` seconds, counted from its last frame and not from this call: a frame that took
-        long to read (a loaded machine) does not put off the dealer's word that the camera froze."""
-        while True:
-            left = self.last_at + stall_s - time.monotonic()
-            try:
-                # Already stalled (said so): wait as long again for a frame rather than spin.
-                return self._frames.get(timeout=left if left > 0 else stall_s)
-            except queue.Empty:
-                if time.monotonic() - self.last_at >= stall_s:
-                    return None
+    def read(self, timeout: float) -> tuple[bool, np.ndarray | None] | None:
+        """(ok, frame) as ``cap.read`` gives it, or None if nothing came within ``timeout`` seconds."""
+        try:
+            return self._frames.get(timeout=timeout)
+        except queue.Empty:
+            return None
 
     def close(self) -> None:
         self._stop.set()

@@ -82,8 +82,9 @@ def test_a_frozen_camera_goes_offline_and_comes_back(table: tuple[TableCamera, D
     assert done == 40
     avail = [(t, m.kind) for t, m in sent if m.channel is wire.Channel.AVAIL]
     assert [k for _, k in avail] == ["online", "offline", "online", "offline"], avail
-    # Offline no sooner than the watchdog's 1 s after the last frame before the freeze, and before
-    # it thawed; online once it thawed.
+    # Offline no sooner than the watchdog's 1 s after the last frame before the freeze (the loop
+    # waits that long from its ask, which comes after that frame), and before it thawed; online
+    # once it thawed.
     _, thawed_at = cam.froze
     last_frame = max(t for t in cam.delivered if t < thawed_at)
     assert last_frame + 0.95 <= avail[1][0] < thawed_at, (avail, last_frame, cam.froze)
@@ -91,40 +92,6 @@ def test_a_frozen_camera_goes_offline_and_comes_back(table: tuple[TableCamera, D
     assert cam.released  # the capture was let go at the end
     obs = [m for _, m in sent if m.channel is wire.Channel.VISION]
     assert obs and obs[-1].body["seats"] == {"1": {"up": ["Ah"], "down": 0}, "2": {"up": [], "down": 1}}
-
-
-def test_the_stall_is_counted_from_the_camera_s_last_frame_not_from_the_ask() -> None:
-    """A frame whose detection took long must not put off the word that the camera froze: the
-    reader says so ``stall_s`` after the camera's last frame (before session 14: after the ask)."""
-    from vision.service import FrameReader
-
-    class OneFrameThenFrozen:
-        def __init__(self) -> None:
-            self.gone = threading.Event()
-            self.reads = 0
-
-        def read(self) -> tuple[bool, np.ndarray | None]:
-            self.reads += 1
-            if self.reads > 1:
-                self.gone.wait(30)  # frozen: read() hangs, as a USB camera's does
-                return False, None
-            return True, np.zeros((4, 4, 3), np.uint8)
-
-        def release(self) -> None:
-            self.gone.set()
-
-    reader = FrameReader(OneFrameThenFrozen(), live=True)
-    try:
-        assert reader.read(5.0) is not None
-        time.sleep(1.0)  # the frame's detection, slow on a loaded machine
-        t0 = time.monotonic()
-        assert reader.read(1.2) is None
-        assert time.monotonic() - t0 < 0.8  # about 0.2 s left of the 1.2 s; the old count waited 1.2 s
-        t0 = time.monotonic()
-        assert reader.read(0.3) is None  # once stalled, each ask waits the limit again (no spinning)
-        assert time.monotonic() - t0 >= 0.25
-    finally:
-        reader.close()
 
 
 def test_a_video_file_is_read_to_its_end_without_dropping_frames(table: tuple[TableCamera, Detector],
