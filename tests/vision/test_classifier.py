@@ -111,7 +111,9 @@ def test_the_detector_reads_a_motion_blurred_card_the_discriminant_alone_misread
         near = min(dets, key=lambda d: float(np.linalg.norm(d.center - three.center)))
         return near.card, set(score_scene(scene, dets).errors)
 
-    lda_card, lda_errors = read(replace(PARAMS, recog="lda"))
-    card, errors = read(replace(PARAMS, recog="both"))  # the classifier beside the discriminant (the default since session 13)
+    # (the optics bank, since session 16, reads this three right on its own: it is switched off on both
+    # sides, so the test still shows what the classifier does)
+    lda_card, lda_errors = read(replace(PARAMS, recog="lda", optics_gain=0))
+    card, errors = read(replace(PARAMS, recog="both", optics_gain=0))  # the classifier beside the discriminant (the default since session 13)
     assert lda_card == "3h" and card == "3d"
     assert errors < lda_errors, (errors, lda_errors)

@@ -8,7 +8,19 @@ import cv2
 import numpy as np
 
 from vision.calibration import Calibration
-from vision.deck import BACK, CARD_W, STRIP_H, STRIP_W, THUMB, DeckModel, embed, embedding_terms, normalize
+from vision.deck import (
+    BACK,
+    CARD_W,
+    STRIP_H,
+    STRIP_W,
+    THUMB,
+    DeckModel,
+    embed,
+    embed2,
+    embedding_terms,
+    normalize,
+)
+from vision.detect import optics
 from vision.detect.blobs import BlobStage, Memory
 from vision.detect.foreground import FeltSegmenter
 from vision.detect.lda import DiscriminantStage
@@ -80,11 +92,20 @@ class Detector(BlobStage, StripStage, DiscriminantStage, UniqueStage):
         self.labels = deck.labels
         # the fine match's templates with the weight map folded in (see vision.window_match)
         self._wt, self._basis = embedding_terms(deck.mean, deck.weight)
-        self._weighted = np.ascontiguousarray(deck.templates * self._wt[None, :], dtype=np.float32)
-        self._shift = np.ascontiguousarray(deck.templates @ self._basis.T, dtype=np.float32)
+        # Each face's plain views through the optics bank (vision.detect.optics): templates of their own,
+        # numbered after the deck's (two views each, so a template's number still says its view),
+        # matched only in a row that they show is blurred (FineMatch._through_optics).
+        templates, plain = deck.templates, deck.plain
+        self._optic_ids = np.zeros((0, 0), np.int64)
+        if len(deck.cards) and params.optics_gain > 0:
+            blurred, self._optic_ids = self._optics_setup(len(deck.templates))
+            o_plain, o_flat = embed2(blurred, deck.mean, deck.weight)
+            templates, plain = np.concatenate([templates, o_flat]), np.concatenate([plain, o_plain])
+        self._weighted = np.ascontiguousarray(templates * self._wt[None, :], dtype=np.float32)
+        self._shift = np.ascontiguousarray(templates @ self._basis.T, dtype=np.float32)
         # ... and the plain views for the discriminant's alignment: a window's channel means times
         # each channel's template sum is what centring it takes off (the colour sums count twice)
-        self._plain = np.ascontiguousarray(deck.plain, dtype=np.float32)
+        self._plain = np.ascontiguousarray(plain, dtype=np.float32)
         npx, quarter = STRIP_H * STRIP_W, (STRIP_H // 2) * (STRIP_W // 2)
         self._plain_shift = np.ascontiguousarray(np.stack([
             self._plain[:, :npx].sum(axis=1), 2 * self._plain[:, npx : npx + quarter].sum(axis=1),
@@ -103,6 +124,19 @@ class Detector(BlobStage, StripStage, DiscriminantStage, UniqueStage):
         #: the tracker holds a seat still while something covers it.
         self.occluders: list[np.ndarray] = []
         self.last_candidates: dict[int, np.ndarray] = {}
+
+    def _optics_setup(self, first: int) -> tuple[np.ndarray, np.ndarray]:
+        """The optics bank's templates of every face (strip images, numbered from ``first``: face by
+        face, kernel by kernel, the two views side by side), and each label's numbers (labels, 2 * K):
+        a label without faces (the back) keeps its own two plain views in every kernel's place."""
+        faces = [lab for lab in sorted(self.by_label) if lab != BACK]
+        k = len(optics.KERNELS)
+        views = self.primary[faces]  # (F, 2): each face's two plain views
+        strips = optics.blurred_strips(self.deck.cards[views.ravel()])  # (F * 2 * K, ...): card by card, kernel by kernel
+        strips = strips.reshape(len(faces), 2, k, *strips.shape[1:]).transpose(0, 2, 1, 3, 4, 5).reshape(strips.shape)
+        ids = np.tile(self.primary, (1, k))
+        ids[faces] = first + np.arange(len(faces) * 2 * k).reshape(len(faces), 2 * k)
+        return strips, ids
 
     def foreground(self, frame: np.ndarray) -> np.ndarray:
         return self.segmenter.foreground(frame)
@@ -139,6 +173,7 @@ class Detector(BlobStage, StripStage, DiscriminantStage, UniqueStage):
         reads = self._refine_batch(jobs)
         self._retry_along_gap(jobs, reads)
         self._wide_again(jobs, reads)
+        self._through_optics(jobs, reads)
         self._merge_split_cards(face_rows, reads)
         self._classifier_proposals(face_rows, reads)
         opts: Opts = {}

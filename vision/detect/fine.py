@@ -15,7 +15,7 @@ import math
 import numpy as np
 
 from vision.deck import BACK, CARD_W, STRIP_H, STRIP_W, STRIP_X0, RawWindows, centred
-from vision.detect.model import Job, Key, Reading, Reads, Row
+from vision.detect.model import Job, Key, Reading, Reads, Row, Tables
 from vision.detect.state import DetectorState
 from vision.window_match import gather_windows, window_scores
 
@@ -31,12 +31,11 @@ class FineMatch(DetectorState):
         views = self.deck.layout.views
         self.index_views = views
         self.partial_index = views != (True, True) and any(views)
-        self._covered_primary, self._covered_tids = self.primary, self.label_tids
-        if not self.partial_index:
-            return
         keep = 0 if views[0] else 1  # templates alternate view 0, view 1 (deck.enroll)
 
-        def only_index_views(table: np.ndarray) -> np.ndarray:
+        def index_only(table: np.ndarray) -> np.ndarray:
+            if not self.partial_index:
+                return table
             out = table.copy()
             for lab in range(len(table)):
                 if lab == BACK or not len(self.by_label.get(lab, [])):
@@ -46,7 +45,19 @@ class FineMatch(DetectorState):
                     out[lab] = np.resize(good, table.shape[1])
             return out
 
-        self._covered_primary, self._covered_tids = only_index_views(self.primary), only_index_views(self.label_tids)
+        def tables(primary: np.ndarray, full: np.ndarray) -> Tables:
+            return Tables(primary, index_only(primary), full, index_only(full))
+
+        self._sharp = tables(self.primary, self.label_tids)
+        self._covered_primary, self._covered_tids = self._sharp.covered_primary, self._sharp.covered_full
+        pairs = [self._optic_ids[:, 2 * k : 2 * k + 2] for k in range(self._optic_ids.shape[1] // 2)]
+        # the probe's table: "label" l * (K + 1) + k is label l's two plain views, sharp (k = 0) or through
+        # kernel k - 1, so that one batch scores a card's own label every way (each "label" on its own)
+        probe = np.stack([self.primary, *pairs], axis=1).reshape(-1, 2) if pairs else self.primary[:0]
+        covered = np.stack([index_only(t) for t in (self.primary, *pairs)], axis=1).reshape(-1, 2) if pairs else probe
+        self._optic_probe = Tables(probe, covered, probe, covered)
+        self._optic_full = [tables(np.concatenate([self.primary, ids], axis=1), np.concatenate([self.label_tids, ids], axis=1))
+                            for ids in pairs]
 
     def _mask_no_index(self, scores: np.ndarray) -> np.ndarray:
         """Coarse scores (positions, coarse templates: two views per label) with the views that carry
@@ -91,7 +102,7 @@ class FineMatch(DetectorState):
         return y0, x0, (x0 - STRIP_X0, y0 - self.p.pad_y)
 
     def _refine_batch(self, jobs: list[Job], plain_views: bool = False, xs: range | None = None,
-                      dys: range | None = None, shortlist: int | None = None) -> Reads:
+                      dys: range | None = None, shortlist: int | None = None, tables: Tables | None = None) -> Reads:
         """Re-match candidates at full resolution, ``xs`` along and ``dys`` across (default: the
         fine match's slack), summed over the views; a job with more than ``shortlist`` candidates
         (default ``DetectParams.shortlist``) is first cut to that many on the plain views."""
@@ -100,16 +111,18 @@ class FineMatch(DetectorState):
         xs = range(-self.p.pad_x, self.p.pad_x + 1) if xs is None else xs
         dys = range(-self.p.dy, self.p.dy + 1) if dys is None else dys
         specs = [[(bw, p, xs, dys) for bw, p in job.views] for job in jobs]
-        res = self._score_jobs(jobs, specs, plain_views, self.p.shortlist if shortlist is None else shortlist)
+        res = self._score_jobs(jobs, specs, plain_views, self.p.shortlist if shortlist is None else shortlist, tables)
         return {job.key: read for job, read in zip(jobs, res, strict=True)}
 
     def _score_jobs(self, jobs: list[Job], specs: list[list[tuple[int, int, range, range]]],
-                    plain_views: bool = False, shortlist: int = 4) -> list[Reading]:
+                    plain_views: bool = False, shortlist: int = 4, tables: Tables | None = None) -> list[Reading]:
         """Fine match of every job at once (batched over jobs; a job has one or two views).
 
         ``plain_views``: only the two plain views of each candidate, not the camera-like
-        resamplings (enough to tell which end of a row holds a corner).
+        resamplings (enough to tell which end of a row holds a corner).  ``tables``: which
+        templates score a label (default: the deck's own, :attr:`_sharp`).
         """
+        primary, covered_primary, full, covered_full = self._sharp if tables is None else tables
         # per job, per view: (window 0 in the band atlas (row, column), xs, the card's corner for window 0)
         index: list[list[tuple[tuple[int, int], range, tuple[int, int]]]] = []
         for job, spec in zip(jobs, specs, strict=True):
@@ -166,16 +179,16 @@ class FineMatch(DetectorState):
 
         if lmax > shortlist:
             # Shortlist on the two plain views of each candidate, then the full match on the few left.
-            pre = scores(table_of(self.primary, self._covered_primary)).max(axis=1).reshape(len(vj), lmax, 2).max(axis=2)  # (V, L)
+            pre = scores(table_of(primary, covered_primary)).max(axis=1).reshape(len(vj), lmax, -1).max(axis=2)  # (V, L)
             pre = (np.maximum if self.partial_index else np.add).reduceat(pre, np.cumsum(np.r_[0, nv[:-1]]), axis=0)
             pre = np.where(valid, pre, -np.inf)
             keep = np.argsort(-pre, axis=1, kind="stable")[:, :shortlist]
             cand = np.take_along_axis(cand, keep, axis=1)
             valid = np.take_along_axis(valid, keep, axis=1)
         ns = cand.shape[1]
-        table = self.primary if plain_views else self.label_tids
+        table = primary if plain_views else full
         g = table.shape[1]
-        tids = table_of(table, self._covered_primary if plain_views else self._covered_tids)  # (V, S*G)
+        tids = table_of(table, covered_primary if plain_views else covered_full)  # (V, S*G)
         sc = scores(tids)  # (V, W, SG)
         sc = sc.reshape(len(vj), nwin * ns, g)
         gbest = sc.argmax(axis=2)  # best view/variant of each label at each window
@@ -186,7 +199,7 @@ class FineMatch(DetectorState):
         tb = tids.reshape(len(vj), ns, g)[vi, np.arange(ns)[None, :], gbest.reshape(len(vj), nwin, ns)[vi, wb, np.arange(ns)[None, :]]]
         k_best = (vi * nwin + wb).ravel()  # each label's best window, as numbered in mu and spread
         at_best = RawWindows(x[vi, wb].reshape(len(k_best), -1), mu64[k_best], spread64[k_best])  # (V * S, ...)
-        plain_best = np.einsum("vsd,vsd->vs", centred(at_best).reshape(*wb.shape, -1), self.deck.plain[tb])
+        plain_best = np.einsum("vsd,vsd->vs", centred(at_best).reshape(*wb.shape, -1), self._plain[tb])
         best[vi, wb, np.arange(ns)[None, :]] += np.minimum(0.0, plain_best - self.p.plain_min)
         per_view = best.max(axis=1)  # (V, S)
         starts = np.cumsum(np.r_[0, nv[:-1]])
@@ -307,3 +320,66 @@ class FineMatch(DetectorState):
         for key, read in self._refine_batch(weak, xs=self.p.wide_dx, dys=self.p.wide_dy).items():
             if read.label != BACK and read.score >= reads[key].score + self.p.wide_gain:
                 reads[key] = read
+
+    def _through_optics(self, jobs: list[Job], reads: Reads) -> None:
+        """A blurred row (motion, focus, a low-resolution camera): its corners match every sharp
+        template less, and not evenly, so a wrong card can win.  Each row's read cards are scored
+        once more through each kernel of the optics bank alone (:mod:`vision.detect.optics`); where
+        one kernel fits the row's corners clearly better than the sharp templates do (by
+        ``optics_gain`` on the row's mean), the row is blurred that way, and its cards are matched
+        again with that kernel's templates beside the sharp ones (the shortlist taken again with
+        them); a card takes the new reading where it is a face and matches at least as well.
+        A sharp row gains nothing from a blurred template (measured: -0.06 to +0.02 on rows that
+        read 0.9 and better), a blurred one 0.05-0.1 from the right kernel."""
+        if not self._optic_full:
+            return
+        probe = [job._replace(views=self._wide_views(job.way, reads[job.key]))
+                 for job in jobs if reads[job.key].label != BACK]
+        if not probe or not self._frame_blurred(probe, reads):
+            return
+        rows: dict[int, list[int]] = {}
+        for i, job in enumerate(probe):
+            rows.setdefault(id(job.row), []).append(i)
+        sc = self._optics_probe(probe, reads)
+        home = {job.key: job for job in jobs}
+        again: list[Job] = []
+        kernel: dict[Key, int] = {}
+        for members in rows.values():
+            means = sc[members].mean(axis=0)
+            base, gains = float(means[0]), means[1:] - means[0]
+            k = int(np.argmax(gains))
+            if base < self.p.optics_row_min or gains[k] < self.p.optics_gain:
+                continue
+            for i in members:
+                again.append(home[probe[i].key]._replace(views=probe[i].views))
+                kernel[probe[i].key] = k
+        covered = {job.key for job in again if 0 < job.card < len(job.row.positions) - 1}
+        for k, t in enumerate(self._optic_full):
+            mine = [job for job in again if kernel[job.key] == k]
+            for key, read in self._refine_batch(mine, xs=self.p.wide_dx, tables=t).items():
+                old = reads[key].score
+                # (a covered card the sharp templates did not find, a gap the plan guessed, must be clear
+                # through the optics: a smeared template flatters a pip or a neighbour's edge there too)
+                need = self.p.optics_present if key in covered and old < self.p.covered_min else old
+                if read.label != BACK and read.score >= need:
+                    reads[key] = read
+
+    def _optics_probe(self, probe: list[Job], reads: Reads) -> np.ndarray:
+        """Each probed card's read label matched on its plain views, sharp and through each kernel of
+        the optics bank: (cards, 1 + kernels), sharp first."""
+        ways = 1 + len(self._optic_full)
+        jobs = [job._replace(cand=reads[job.key].label * ways + np.arange(ways)) for job in probe]
+        got = self._refine_batch(jobs, xs=self.p.wide_dx, shortlist=ways, tables=self._optic_probe)
+        return np.array([got[job.key].total for job in jobs])
+
+    def _frame_blurred(self, probe: list[Job], reads: Reads) -> bool:
+        """Whether the frame is worth the rows' optics probe: blur is the camera's (its focus, its
+        resolution, its shake), so the frame's best-read corners say it.  The ``optics_sample``
+        best are probed; a kernel must fit them better than the sharp templates by
+        ``optics_frame_gain`` at the median.  Measured on six tuning decks (18 frames each):
+        sharp and JPEG 40 frames -0.08 to +0.008, motion blur 9 px +0.05 to +0.12, Gaussian
+        sigma 2 +0.035 to +0.095, 720p -0.06 to +0.034; so a sharp frame costs one small match
+        instead of the whole probe."""
+        sample = sorted(probe, key=lambda job: -reads[job.key].score)[: self.p.optics_sample]
+        sc = self._optics_probe(sample, reads)
+        return float(np.median(sc[:, 1:].max(axis=1) - sc[:, 0])) >= self.p.optics_frame_gain

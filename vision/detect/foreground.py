@@ -223,11 +223,12 @@ class FeltSegmenter:
 
 def _threshold8(threshold: float) -> int:
     """The integer an 8-bit pixel must lie above, as ``cv2.threshold`` (as step 1 was once made) takes a
-    threshold: rounded down to an int32 (beyond it, the most negative one), then within -1..255
-    (every pixel lies above it, or none)."""
-    low = math.floor(threshold)
-    low = low if -(2**31) <= low < 2**31 else -(2**31)
-    return min(max(low, -1), 255)
+    threshold: rounded down, then within -1..255 (every pixel lies above it, or none).  A threshold
+    beyond any pixel is beyond every pixel: OpenCV 4 wrapped one past int32 to the most negative
+    int (every pixel above it), OpenCV 5 saturates it, as this does."""
+    if not math.isfinite(threshold):
+        return -1 if threshold < 0 else 255
+    return min(max(math.floor(threshold), -1), 255)
 
 
 @numba.njit(cache=True, nogil=True)

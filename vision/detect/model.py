@@ -117,3 +117,14 @@ class Reading(NamedTuple):
 
 Reads = dict[Key, Reading]
 Opts = dict[Key, tuple[np.ndarray, np.ndarray]]  # re-ranked candidates: (labels, scores)
+
+
+class Tables(NamedTuple):
+    """Which templates the fine match scores a label with (rows: labels; entries: template numbers):
+    ``primary`` for the shortlist, ``full`` for the match itself, each also as a covered card is
+    matched (a deck printed at one corner: index views only)."""
+
+    primary: np.ndarray
+    covered_primary: np.ndarray
+    full: np.ndarray
+    covered_full: np.ndarray

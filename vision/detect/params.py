@@ -61,6 +61,14 @@ class DetectParams:
     strip_rescue: float = 0.88
     wide_below: float = 0.9  # a corner matching less well than this is matched again over the whole band's height
     wide_gain: float = 0.03  # ... and that reading is believed only if it matches this much better
+    # a row whose read corners match templates through one kernel of the optics bank (vision.detect.optics:
+    # defocus and motion smears) this much better on average than the sharp ones is blurred that way,
+    # and matched again with that kernel's templates (0: never) ...
+    optics_gain: float = 0.03
+    optics_sample: int = 6  # ... in a frame whose best-read corners (this many) say it is blurred:
+    optics_frame_gain: float = 0.015  # ... the best kernel fits them this much better at the median
+    optics_row_min: float = 0.75  # ... if its corners match the sharp templates this well on average (a face row)
+    optics_present: float = 0.93  # ... where a covered card the sharp templates did not find (covered_min) needs this
     # -- step 5: the second look over the visible strip
     strip_lambda: float = 1.0  # weight of the whole visible strip against the index corner
     strip_bands: int = 3  # the visible strip is matched as this many bands across, each aligned on its own

@@ -8,7 +8,7 @@ import numpy as np
 from vision.calibration import Calibration
 from vision.deck import DeckModel, WindowSource
 from vision.detect.foreground import FeltSegmenter
-from vision.detect.model import Key
+from vision.detect.model import Key, Tables
 from vision.detect.params import DetectParams
 
 
@@ -47,6 +47,10 @@ class DetectorState:
     partial_index: bool  # one of them does not (a deck printed at one corner)
     _covered_primary: np.ndarray  # primary and label_tids for a covered card: index views only
     _covered_tids: np.ndarray
+    _optic_ids: np.ndarray  # (labels, 2 * K): each label's two plain views through each kernel of the optics bank
+    _sharp: Tables  # the fine match's template tables
+    _optic_probe: Tables  # label l * (1 + K) + k: l's two plain views, sharp (k = 0) or through kernel k - 1 alone
+    _optic_full: list[Tables]  # per kernel: the sharp tables with the label's two views through it added
     _hidden: dict[Key, tuple[int, float, float]]  # covered cards read from their visible strip alone
     is_face: np.ndarray
     face_thumbs: np.ndarray
