@@ -535,7 +535,10 @@ def _foreground_by_opencv(seg, frame: np.ndarray) -> np.ndarray:  # type: ignore
             d = np.abs(np.arange(256) - hm)
             lut = np.where(np.minimum(d, 180 - d) <= tol, 255, 0).astype(np.uint8)
             same = cv2.bitwise_and(cv2.LUT(hue, lut), cv2.threshold(sat, 0.45 * sm, 255, cv2.THRESH_BINARY)[1])
-            same = cv2.bitwise_and(same, cv2.threshold(val, seg.p.felt_bright * vm, 255, cv2.THRESH_BINARY_INV)[1])
+            # (the threshold held within 8 bits: OpenCV 4 wrapped one past int32 to the most negative
+            # int, OpenCV 5 saturates; a threshold past every pixel is past every pixel)
+            bright = min(max(seg.p.felt_bright * vm, -1.0), 256.0)
+            same = cv2.bitwise_and(same, cv2.threshold(val, bright, 255, cv2.THRESH_BINARY_INV)[1])
             bg |= cv2.bitwise_and(same, region)
     fg = cv2.bitwise_and(cv2.bitwise_not(bg), cv2.bitwise_or(seg.felt_mask, seg.rail_mask))
     return cv2.medianBlur(fg, 3)
@@ -546,7 +549,8 @@ def _foreground_by_opencv(seg, frame: np.ndarray) -> np.ndarray:  # type: ignore
 def test_the_compiled_foreground_is_the_opencv_one(faces_dir, deck: str, seed: int, felt_bright: float) -> None:
     """The foreground tested in one compiled pass is pixel for pixel what the whole-picture OpenCV
     operations gave (burgundy felt, a picture without markers, thresholds beyond 8 bits and beyond
-    int32, which cv2.threshold took as the most negative int: no pixel is dark enough), and keeps
+    int32, which OpenCV 4's cv2.threshold took as the most negative int and OpenCV 5 saturates: every
+    pixel is dark enough, as the reference here takes it whatever OpenCV is installed), and keeps
     the picture's saturation and brightness for step 2."""
     from vision.detect.foreground import FeltSegmenter
     from vision.detect.params import PARAMS
