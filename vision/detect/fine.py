@@ -331,6 +331,7 @@ class FineMatch(DetectorState):
         them); a card takes the new reading where it is a face and matches at least as well.
         A sharp row gains nothing from a blurred template (measured: -0.06 to +0.02 on rows that
         read 0.9 and better), a blurred one 0.05-0.1 from the right kernel."""
+        self._sharp_reads = {}
         if not self._optic_full:
             return
         probe = [job._replace(views=self._wide_views(job.way, reads[job.key]))
@@ -362,6 +363,7 @@ class FineMatch(DetectorState):
                 # through the optics: a smeared template flatters a pip or a neighbour's edge there too)
                 need = self.p.optics_present if key in covered and old < self.p.covered_min else old
                 if read.label != BACK and read.score >= need:
+                    self._sharp_reads[key] = reads[key]
                     reads[key] = read
 
     def _optics_probe(self, probe: list[Job], reads: Reads) -> np.ndarray:

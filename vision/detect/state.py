@@ -8,7 +8,7 @@ import numpy as np
 from vision.calibration import Calibration
 from vision.deck import DeckModel, WindowSource
 from vision.detect.foreground import FeltSegmenter
-from vision.detect.model import Key, Tables
+from vision.detect.model import Key, Reading, Tables
 from vision.detect.params import DetectParams
 
 
@@ -50,6 +50,9 @@ class DetectorState:
     _optic_ids: np.ndarray  # (labels, 2 * K): each label's two plain views through each kernel of the optics bank
     _sharp: Tables  # the fine match's template tables
     _optic_probe: Tables  # label l * (1 + K) + k: l's two plain views, sharp (k = 0) or through kernel k - 1 alone
+    # a card read through the optics bank: its reading with the sharp templates, which the ghost test,
+    # calibrated on sharp frames, judges by (a smeared template flatters a pip as it flatters a corner)
+    _sharp_reads: dict[Key, Reading]
     _optic_full: list[Tables]  # per kernel: the sharp tables with the label's two views through it added
     _hidden: dict[Key, tuple[int, float, float]]  # covered cards read from their visible strip alone
     is_face: np.ndarray

@@ -15,7 +15,7 @@ import cv2
 import numpy as np
 
 from vision.deck import BACK, CARD_W, STRIP_W, DeckModel, channels
-from vision.detect.model import Key, Opts, Reads, Row
+from vision.detect.model import Key, Opts, Reading, Reads, Row
 from vision.detect.params import DetectParams
 from vision.detect.state import DetectorState
 from vision.strip_match import strip_scores
@@ -170,12 +170,19 @@ class StripStage(DetectorState):
             return
         looks: list[Look] = []
         who: list[tuple[Row, int]] = []
+
+        def sharp(key: Key) -> Reading:  # (a card read through the optics bank: its sharp match's score and corner, as the test was measured on)
+            return self._sharp_reads.get(key, reads[key])
+
+        def score(key: Key) -> float:
+            return min(reads[key].score, sharp(key).score)
+
         for r in face_rows:
             n = len(r.positions)
             for k in range(1, n - 1):
-                if reads[Key(id(r), r.way, k)].score >= self.p.explain_score:
+                if score(Key(id(r), r.way, k)) >= self.p.explain_score:
                     continue
-                below = reads[Key(id(r), r.way, k - 1)]
+                below = reads[Key(id(r), r.way, k - 1)]._replace(corner=sharp(Key(id(r), r.way, k - 1)).corner)
                 if below.label == BACK:
                     continue
                 width = r.positions[k + 1] - r.positions[k - 1]
@@ -185,7 +192,7 @@ class StripStage(DetectorState):
             return
         ext = self._strip_scores(looks)[:, 0]
         for (r, k), e in zip(who, ext, strict=True):
-            if e >= self.p.explain_min and reads[Key(id(r), r.way, k)].score < self.p.explain_score:
+            if e >= self.p.explain_min and score(Key(id(r), r.way, k)) < self.p.explain_score:
                 r.ghosts.add(k)
 
 
