@@ -68,7 +68,7 @@ class DetectParams:
     optics_sample: int = 6  # ... in a frame whose best-read corners (this many) say it is blurred:
     optics_frame_gain: float = 0.015  # ... the best kernel fits them this much better at the median
     optics_row_min: float = 0.75  # ... if its corners match the sharp templates this well on average (a face row)
-    optics_present: float = 0.93  # ... where a covered card the sharp templates did not find (covered_min) needs this
+    optics_present: float = 0.89  # ... where a covered card the sharp templates did not find (covered_min) needs this
     # -- step 5: the second look over the visible strip
     strip_lambda: float = 1.0  # weight of the whole visible strip against the index corner
     strip_bands: int = 3  # the visible strip is matched as this many bands across, each aligned on its own
