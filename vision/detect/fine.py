@@ -323,12 +323,14 @@ class FineMatch(DetectorState):
 
     def _through_optics(self, jobs: list[Job], reads: Reads) -> None:
         """A blurred row (motion, focus, a low-resolution camera): its corners match every sharp
-        template less, and not evenly, so a wrong card can win.  Each row's read cards are scored
-        once more through each kernel of the optics bank alone (:mod:`vision.detect.optics`); where
+        template less, and not evenly, so a wrong card can win.  In a frame that is blurred
+        (:meth:`_frame_blurred`), each row's read cards are scored once more through each kernel of
+        the optics bank alone (:mod:`vision.detect.optics`); where
         one kernel fits the row's corners clearly better than the sharp templates do (by
         ``optics_gain`` on the row's mean), the row is blurred that way, and its cards are matched
         again with that kernel's templates beside the sharp ones (the shortlist taken again with
-        them); a card takes the new reading where it is a face and matches at least as well.
+        them); a card takes the new reading where it is a face and matches at least as well (its
+        sharp reading kept in ``_sharp_reads`` for the ghost test, which was measured on it).
         A sharp row gains nothing from a blurred template (measured: -0.06 to +0.02 on rows that
         read 0.9 and better), a blurred one 0.05-0.1 from the right kernel."""
         self._sharp_reads = {}
