@@ -251,6 +251,9 @@ def test_with_the_engine_down_the_page_says_so_and_a_next_search_is_answered_onc
         # The engine comes up: the next search is answered.
         service = EngineService(engine_config(amqtt_broker, tmp_path / "engine.db")).start()
         try:
+            # "once it is up": once the console shows the engine's table, as the dealer sees it come up (a search
+            # sent before the engine has subscribed is not answered; under CI's load it once was)
+            qtbot.waitUntil(lambda: screen.model.controls_enabled and bool(screen.model.snapshot.seats), timeout=15000)
             d.tap("history.find.all")
             # the live hand 1 (the engine deals its first hand by itself), and no timeout said
             qtbot.waitUntil(lambda: bool(browser.listings) and browser.listings[0].live, timeout=10000)
