@@ -174,13 +174,10 @@ class StripStage(DetectorState):
         def sharp(key: Key) -> Reading:  # (a card read through the optics bank: its sharp match's score and corner, as the test was measured on)
             return self._sharp_reads.get(key, reads[key])
 
-        def score(key: Key) -> float:
-            return min(reads[key].score, sharp(key).score)
-
         for r in face_rows:
             n = len(r.positions)
             for k in range(1, n - 1):
-                if score(Key(id(r), r.way, k)) >= self.p.explain_score:
+                if sharp(Key(id(r), r.way, k)).score >= self.p.explain_score:
                     continue
                 below = reads[Key(id(r), r.way, k - 1)]._replace(corner=sharp(Key(id(r), r.way, k - 1)).corner)
                 if below.label == BACK:
@@ -192,7 +189,7 @@ class StripStage(DetectorState):
             return
         ext = self._strip_scores(looks)[:, 0]
         for (r, k), e in zip(who, ext, strict=True):
-            if e >= self.p.explain_min and score(Key(id(r), r.way, k)) < self.p.explain_score:
+            if e >= self.p.explain_min and sharp(Key(id(r), r.way, k)).score < self.p.explain_score:
                 r.ghosts.add(k)
 
 
