@@ -169,7 +169,10 @@ def _params(method: str) -> DetectParams:
     changes: dict[str, object] = {"recog": name}
     for f in fields:
         k, v = f.split("=")
-        changes[k] = type(getattr(PARAMS, k))(v)
+        kind = type(getattr(PARAMS, k))
+        if kind is bool and v not in ("True", "False"):
+            raise SystemExit(f"error: {k}={v}: True or False")
+        changes[k] = v == "True" if kind is bool else kind(v)
     return replace(PARAMS, **changes)  # type: ignore[arg-type]
 
 

@@ -117,6 +117,19 @@ DEBIAN = {
     # four colours; GIF, GPL-2+
     "x-pysol-prince-charles": DebianDeck("pysolfc-cardsets", _PYSOL + "prince-charles",
                                          lambda r, s: _pysol(r, s, "gif"), "back01.gif"),
+    # Since session 17, three tuning designs chosen to be hard in the held-out designs' ways without sharing
+    # their art (each face's correlation with the same face of every held-out PySol set measured first, and
+    # T. Kirk's sets that reuse stralsund-1890's pip cards, at 0.94-0.98, left out); all GPL-2+, GIF scans.
+    # Looked at and tuned on (bench_vision.TUNING), never held out.
+    # a small rank at the top centre on a patterned ochre face, painted courts
+    "x-pysol-india-pantheon": DebianDeck("pysolfc-cardsets", _PYSOL + "india-pantheon",
+                                         lambda r, s: _pysol(r, s, "gif"), "back01.gif"),
+    # an antique transformation deck: a thin rank-only index, courts with a small suit sign apart from it
+    "x-pysol-transformation": DebianDeck("pysolfc-cardsets", _PYSOL + "transformation",
+                                         lambda r, s: _pysol(r, s, "gif"), "back01.gif"),
+    # busy illustrated faces behind the pips, rank-only index
+    "x-pysol-joan-darc": DebianDeck("pysolfc-cardsets", _PYSOL + "joan-darc",
+                                    lambda r, s: _pysol(r, s, "gif"), "back01.gif"),
     # jumbo index, ring pips; vector PDF per card, CC BY-SA 4.0 (jeuxcartes' "Poker v4")
     "x-jeux-v4": DebianDeck("texlive-games", _JEUX, _jeux, "CaJ-PokeRv4-DosBleu.pdf", kind="pdf"),
 }

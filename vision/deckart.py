@@ -149,7 +149,8 @@ def face_dir(deck: str, width: int = FACE_WIDTH) -> Path:
 # corner only.  To develop for such layouts without looking at them, tuning decks are changed into
 # such designs: ``anglo+mirror`` is anglo mirrored left to right (its indices at the top right and
 # bottom left), ``anglo+onecorner`` has its bottom-right index painted out with the card's paper
-# colour (an index at the top left only); ``anglo+onecorner+mirror`` has it at the top right only.
+# colour (an index at the top left only); ``anglo+onecorner+mirror`` has it at the top right only;
+# ``anglo+rankaway`` prints each index's rank at the middle of its end, the suit sign alone in the corner.
 
 
 def mirrored(face: np.ndarray) -> np.ndarray:
@@ -185,7 +186,27 @@ def _paper_colour(face: np.ndarray) -> np.ndarray:
     return paper
 
 
-VARIANTS = {"mirror": mirrored, "onecorner": one_corner}
+def rank_away(face: np.ndarray) -> np.ndarray:
+    """The face with the rank of each index moved away from its corner to the middle of that end (as some
+    antique and decorative decks print it): the corner keeps the suit sign alone, the same on every card
+    of a suit, so the corner tells the suit and the rest of the card the rank.  Fitted to the Aisleriot
+    decks' and the plain deck's index (the rank in the top 0.26 widths of the corner, 0.22 widths across)."""
+    out = face.copy()
+    paper = _paper_colour(face)
+    for _end in range(2):
+        w = out.shape[1]
+        y0, y1, x0, x1 = round(0.03 * w), round(0.26 * w), round(0.01 * w), round(0.22 * w)
+        rank = out[y0:y1, x0:x1].copy()
+        out[y0:y1, x0:x1, :3] = paper
+        cx = round(0.5 * w - (x1 - x0) / 2)
+        ink = (rank[:, :, :3].astype(np.int16) - paper.astype(np.int16)).__abs__().max(axis=2) > 40
+        middle = out[y0:y1, cx : cx + (x1 - x0)]
+        middle[ink] = rank[ink]
+        out = cv2.rotate(out, cv2.ROTATE_180)
+    return out
+
+
+VARIANTS = {"mirror": mirrored, "onecorner": one_corner, "rankaway": rank_away}
 
 
 def _variant_dir(deck: str, width: int, out: Path) -> Path:

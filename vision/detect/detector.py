@@ -181,6 +181,7 @@ class Detector(BlobStage, StripStage, DiscriminantStage, UniqueStage):
         self._discriminant_stage(face_rows, reads, opts)
         self._explain_away(face_rows, reads)
         self._hidden = self._hidden_index_looks(face_rows, reads)  # a deck printed at the top right only
+        self._unread_looks = self._unread_looks_of(face_rows, reads)  # a card its corner did not read
         out, faces = self._emit(rows, reads)
         if self.p.unique:
             self._unique(out, faces, reads, opts)
@@ -251,6 +252,10 @@ class Detector(BlobStage, StripStage, DiscriminantStage, UniqueStage):
                     continue
                 if covered and i == 0 and self.partial_index and not hidden and present < self.p.covered_min and not rescued:
                     score = -1.0  # a one-corner deck's first card, its index not in view: a card face up, unread
+                look = self._unread_looks.get(Key(id(r), r.way, i)) if label != BACK and score < self.face_floor else None
+                if look is not None and look[0] not in near and look[1] >= self.p.unread_min \
+                        and look[2] >= self.p.unread_lead:
+                    label, score = look[0], look[1]  # read from all it shows of its face
 
                 tc = self._card_corners(r, p / self.scale, r.way)
                 if label == BACK or (no_back and score < self.face_floor):

@@ -79,6 +79,13 @@ class DetectParams:
     strip_variants: tuple[int, ...] = (0, 2)  # which resamplings of each card are strip templates
     strip_labels: int = 4  # the best index readings given the strip look
     strip_margin: float = 0.01  # index readings this far ahead of the next skip the strip look
+    # cards whose index-corner templates are this alike are corner twins (a deck printing its rank away from
+    # the corner shows the same pip there on a 4 and an 8): a reading's twins join its strip look (1: none) ...
+    strip_twin_min: float = 0.999
+    strip_tie: float = 0.005  # ... and so do all its readings this near the best, however many
+    unread_look: bool = True  # a row end its corner did not read is read from all of its face it shows ...
+    unread_min: float = 0.75  # ... when its best card matches that this well (a low card is mostly paper) ...
+    unread_lead: float = 0.05  # ... and this much better than the next
     strip_trim: int = 3  # of a covered card's visible strip left out next to the card on top (its shadow)
     # -- step 6: the corner discriminant
     lda_weight: float = 0.02  # the discriminant's say (see DiscriminantStage._discriminant_stage) ...

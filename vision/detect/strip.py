@@ -45,6 +45,31 @@ class StripStage(DetectorState):
         t = _STRIP_CACHE[key]
         self.strip_t, self.strip_csum, self.strip_csq, self.strip_cuts = t.pooled, t.csum, t.csq, t.cuts
         self.strip_by_label, self.strip_hw = t.by_label, t.hw
+        twin_key = (id(self.deck), self.p.strip_twin_min)
+        if twin_key not in _TWIN_CACHE:
+            _TWIN_CACHE[twin_key] = (corner_twins(self.deck, self.p.strip_twin_min), self.deck)
+        self.strip_twins = _TWIN_CACHE[twin_key][0]
+
+    def _with_twins(self, read: Reading, covered: bool) -> Reading:
+        """``read`` with the corner twins of its best candidates among its candidates, each at the score of
+        the candidate it is a twin of less how far their templates differ (the corner cannot tell them
+        apart: the strip look must).  A covered card's corner that matched under ``covered_min`` is not sure
+        to be an index: its twins would only crowd the look (a top card shows its whole face)."""
+        if not self.strip_twins or not len(read.cand) or (covered and float(read.total.max()) < self.p.covered_min):
+            return read
+        have = {int(c) for c in read.cand}
+        top = float(read.total.max())
+        extra: dict[int, float] = {}
+        for c, t in zip(read.cand, read.total, strict=True):
+            if t < top - self.p.strip_tie:
+                continue
+            for twin, sim in self.strip_twins.get(int(c), ()):
+                if twin not in have:
+                    extra[twin] = max(extra.get(twin, -np.inf), float(t) - (1.0 - sim))
+        if not extra:
+            return read
+        return read._replace(cand=np.concatenate([read.cand, np.array(list(extra), read.cand.dtype)]),
+                             total=np.concatenate([read.total, np.array(list(extra.values()), read.total.dtype)]))
 
     def _strip_stage(self, face_rows: list[Row], reads: Reads, opts: Opts) -> None:
         """Second look at each face card: the whole strip a covered card shows (its big pips), the top card's whole face.
@@ -65,21 +90,36 @@ class StripStage(DetectorState):
             n = len(r.positions)
             for i, p in enumerate(r.positions):
                 key = Key(id(r), r.way, i)
-                read = reads[key]
-                label, cand, total, corner = read.label, read.cand, read.total, read.corner
-                if label == BACK or len(cand) < 2:
+                if reads[key].label == BACK:
                     continue
-                order = np.argsort(-total)[:self.p.strip_labels]
+                own = np.argsort(-reads[key].total, kind="stable")[: self.p.strip_labels]  # the corner's best readings ...
+                read = reads[key] = self._with_twins(reads[key], covered=i < n - 1)
+                cand, total, corner = read.cand, read.total, read.corner
+                if len(cand) < 2:
+                    continue
+                order = own
+                if self.strip_twins:  # ... and every twin tied with the best
+                    tied = np.flatnonzero(total >= total.max() - self.p.strip_tie)
+                    tied = tied[np.argsort(-total[tied], kind="stable")]
+                    order = np.concatenate([own, tied[~np.isin(tied, own)]])
                 gated = 0 < i < n - 1 and total[order[0]] < self.p.covered_min
-                if total[order[0]] - total[order[1]] > self.p.strip_margin and not gated:
+                if total[order[0]] - total[order[1:]].max() > self.p.strip_margin and not gated:
                     continue
                 v = CARD_W if i == n - 1 else r.positions[i + 1] - p
-                looks.append(Look(r, corner[0], v, cand[order]))
+                m = self.p.strip_labels
+                for g in range(0, len(order), m):  # (a look takes strip_labels labels: more go in several)
+                    group = cand[order[g : g + m]]
+                    looks.append(Look(r, corner[0], v, np.concatenate([group, np.repeat(group[-1:], m - len(group))])))
                 keys.append(key)
                 cands.append(cand[order])
         if not keys:
             return
-        strip = self._strip_scores(looks)
+        scored = self._strip_scores(looks)
+        strip, at = [], 0
+        for cand in cands:
+            k = -(-len(cand) // self.p.strip_labels)
+            strip.append(scored[at : at + k].ravel())
+            at += k
         for key, cand, sc in zip(keys, cands, strip, strict=True):
             read = reads[key]
             all_cand, total = read.cand, read.total
@@ -158,6 +198,43 @@ class StripStage(DetectorState):
             out[key] = (int(labels[order[0]]), float(row[order[0]]), float(row[order[0]] - row[order[1]]))
         return out
 
+    def _unread_looks_of(self, face_rows: list[Row], reads: Reads) -> dict[Key, tuple[int, float, float]]:
+        """Cards at a row's ends whose corner read no card: a top card whose corner matched under
+        ``face_floor`` (a court printed with no rank, a corner washed out by glare), and in a one-corner
+        deck a row's first card whose index corner is not in view (matched under ``covered_min``), read
+        over every label from all they show (the top card's whole face, the first card's visible strip),
+        as :meth:`_hidden_index_looks` reads a covered card.  Per card: (best label, its score, its lead)."""
+        out: dict[Key, tuple[int, float, float]] = {}
+        if not len(self.deck.cards) or not self.p.unread_look:
+            return out
+        labels = np.array(sorted(lab for lab in self.strip_by_label if lab != BACK))
+        groups = [labels[k : k + self.p.strip_labels] for k in range(0, len(labels), self.p.strip_labels)]
+        if any(len(g) < self.p.strip_labels for g in groups):
+            return out
+        looks: list[Look] = []
+        keys: list[Key] = []
+        for r in face_rows:
+            n = len(r.positions)
+            for i in sorted({0, n - 1}):
+                key = Key(id(r), r.way, i)
+                read = reads[key]
+                top = i == n - 1
+                if read.label == BACK or read.score >= (self.face_floor if top else self.p.covered_min):
+                    continue
+                if not top and not self.partial_index:
+                    continue
+                visible = CARD_W if top else r.positions[1] - r.positions[0]
+                corner = read.corner[0] if read.corner else (r.positions[i], 0)
+                looks.extend(Look(r, corner, visible, g) for g in groups)
+                keys.append(key)
+        if not keys:
+            return out
+        sc = self._strip_scores(looks).reshape(len(keys), -1)  # (cards, 52) in label order
+        for key, row in zip(keys, sc, strict=True):
+            order = np.argsort(-row)
+            out[key] = (int(labels[order[0]]), float(row[order[0]]), float(row[order[0]] - row[order[1]]))
+        return out
+
     def _explain_away(self, face_rows: list[Row], reads: Reads) -> None:
         """A covered card the card below it explains is not a card.
 
@@ -204,6 +281,27 @@ class StripTemplates(NamedTuple):
 
 
 _STRIP_CACHE: dict[tuple[object, ...], StripTemplates] = {}
+_TWIN_CACHE: dict[tuple[object, ...], tuple[dict[int, list[tuple[int, float]]], DeckModel]] = {}
+
+
+def corner_twins(deck: DeckModel, min_sim: float) -> dict[int, list[tuple[int, float]]]:
+    """Per face label, the other labels whose plain index-corner templates match it at ``min_sim`` or
+    better (the best of their views), with that similarity: cards the corner alone cannot tell apart.
+
+    An ordinary deck has none (its closest corners, a 2 of clubs and of spades, match at 0.995-0.997);
+    a deck that prints the rank away from the corner (the pip alone there) has whole groups.
+    """
+    if min_sim >= 1.0:
+        return {}
+    sel = np.flatnonzero((deck.variants == 0) & (deck.labels != BACK))
+    t, lab = deck.templates[sel], deck.labels[sel]
+    sim = t @ t.T
+    out: dict[int, list[tuple[int, float]]] = {}
+    for a, b in zip(*np.nonzero(sim >= min_sim), strict=True):
+        la, lb = int(lab[a]), int(lab[b])
+        if la != lb:
+            out.setdefault(la, []).append((lb, float(sim[a, b])))
+    return {la: sorted(dict(sorted(v, key=lambda x: x[1])).items()) for la, v in out.items()}
 
 
 def _strip_templates(deck: DeckModel, p: DetectParams) -> StripTemplates:
