@@ -252,10 +252,12 @@ class Detector(BlobStage, StripStage, DiscriminantStage, UniqueStage):
                     continue
                 if covered and i == 0 and self.partial_index and not hidden and present < self.p.covered_min and not rescued:
                     score = -1.0  # a one-corner deck's first card, its index not in view: a card face up, unread
-                look = self._unread_looks.get(Key(id(r), r.way, i)) if label != BACK and score < self.face_floor else None
-                if look is not None and look[0] not in near and look[1] >= self.p.unread_min \
-                        and look[2] >= self.p.unread_lead:
-                    label, score = look[0], look[1]  # read from all it shows of its face
+                face = self._unread_looks.get(Key(id(r), r.way, i)) if label != BACK and score < self.face_floor else None
+                if face is not None:  # read from all it shows of its face, if one card clearly matches that best
+                    order = np.argsort(-face)
+                    best, lead = int(order[0]), float(face[order[0]] - face[order[1]])
+                    if best not in near and face[best] >= self.p.unread_min and lead >= self.p.unread_lead:
+                        label, score = best, float(face[best])
 
                 tc = self._card_corners(r, p / self.scale, r.way)
                 if label == BACK or (no_back and score < self.face_floor):

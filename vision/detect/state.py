@@ -65,7 +65,7 @@ class DetectorState:
     strip_by_label: dict[int, np.ndarray]
     strip_hw: tuple[int, int]
     strip_twins: dict[int, list[tuple[int, float]]]
-    _unread_looks: dict[Key, tuple[int, float, float]]  # unread row ends read from all their face shows
+    _unread_looks: dict[Key, np.ndarray]  # row ends read from all their face shows: every label's score
     _strips: dict[Key, tuple[np.ndarray, np.ndarray]]  # per card: the strip's candidates and their scores
     occluders: list[np.ndarray]
     _row_outlines: dict[int, np.ndarray]  # the frame's row blobs' outlines (table mm), by blob

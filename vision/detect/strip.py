@@ -198,18 +198,19 @@ class StripStage(DetectorState):
             out[key] = (int(labels[order[0]]), float(row[order[0]]), float(row[order[0]] - row[order[1]]))
         return out
 
-    def _unread_looks_of(self, face_rows: list[Row], reads: Reads) -> dict[Key, tuple[int, float, float]]:
-        """Cards at a row's ends whose corner read no card: a top card whose corner matched under
-        ``face_floor`` (a court printed with no rank, a corner washed out by glare), and in a one-corner
-        deck a row's first card whose index corner is not in view (matched under ``covered_min``), read
-        over every label from all they show (the top card's whole face, the first card's visible strip),
-        as :meth:`_hidden_index_looks` reads a covered card.  Per card: (best label, its score, its lead)."""
-        out: dict[Key, tuple[int, float, float]] = {}
+    def _unread_looks_of(self, face_rows: list[Row], reads: Reads) -> dict[Key, np.ndarray]:
+        """Cards at a row's ends read over every label from all they show (the top card's whole face, the
+        first card's visible strip), as :meth:`_hidden_index_looks` reads a covered card: a top card whose
+        corner matched under ``face_floor`` (a court printed with no rank, a corner washed out by glare),
+        and in a one-corner deck a row's first card whose index corner is not in view (matched under
+        ``covered_min``).
+        Per card: the strip score of every face label (index = label)."""
+        out: dict[Key, np.ndarray] = {}
         if not len(self.deck.cards) or not self.p.unread_look:
             return out
         labels = np.array(sorted(lab for lab in self.strip_by_label if lab != BACK))
         groups = [labels[k : k + self.p.strip_labels] for k in range(0, len(labels), self.p.strip_labels)]
-        if any(len(g) < self.p.strip_labels for g in groups):
+        if any(len(g) < self.p.strip_labels for g in groups) or not np.array_equal(labels, np.arange(len(labels))):
             return out
         looks: list[Look] = []
         keys: list[Key] = []
@@ -219,9 +220,11 @@ class StripStage(DetectorState):
                 key = Key(id(r), r.way, i)
                 read = reads[key]
                 top = i == n - 1
-                if read.label == BACK or read.score >= (self.face_floor if top else self.p.covered_min):
+                if read.label == BACK:
                     continue
-                if not top and not self.partial_index:
+                if top and read.score >= self.face_floor:
+                    continue
+                if not top and (not self.partial_index or read.score >= self.p.covered_min):
                     continue
                 visible = CARD_W if top else r.positions[1] - r.positions[0]
                 corner = read.corner[0] if read.corner else (r.positions[i], 0)
@@ -230,10 +233,7 @@ class StripStage(DetectorState):
         if not keys:
             return out
         sc = self._strip_scores(looks).reshape(len(keys), -1)  # (cards, 52) in label order
-        for key, row in zip(keys, sc, strict=True):
-            order = np.argsort(-row)
-            out[key] = (int(labels[order[0]]), float(row[order[0]]), float(row[order[0]] - row[order[1]]))
-        return out
+        return dict(zip(keys, sc, strict=True))
 
     def _explain_away(self, face_rows: list[Row], reads: Reads) -> None:
         """A covered card the card below it explains is not a card.
