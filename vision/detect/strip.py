@@ -166,36 +166,39 @@ class StripStage(DetectorState):
         best: np.ndarray = strip.reshape(len(looks), self.p.strip_labels, per_label).max(axis=2)
         return best
 
+    def _every_label(self, spots: list[tuple[Row, tuple[int, int], int]]) -> np.ndarray | None:
+        """The strip score of every face label (column = label) at each spot (a row, a card's corner in it,
+        its visible width), in groups of ``strip_labels``; None where the deck's faces are not the 52."""
+        labels = np.array(sorted(lab for lab in self.strip_by_label if lab != BACK))
+        m = self.p.strip_labels
+        if len(labels) % m or not np.array_equal(labels, np.arange(len(labels))):
+            return None
+        groups = labels.reshape(-1, m)
+        looks = [Look(r, corner, visible, g) for r, corner, visible in spots for g in groups]
+        return self._strip_scores(looks).reshape(len(spots), -1) if looks else np.zeros((0, len(labels)), np.float32)
+
     def _hidden_index_looks(self, face_rows: list[Row], reads: Reads) -> dict[Key, tuple[int, float, float]]:
         """Covered cards of a deck whose index no covered card shows upright (printed at the top right
         only), read from their visible strip alone: every label's whole card over the columns the
         card shows (its pips, a court's art).  Per card: (best label, its strip score, its lead over
         the next label)."""
-        out: dict[Key, tuple[int, float, float]] = {}
         if self.index_views[0] or not len(self.deck.cards):
-            return out
-        labels = np.array(sorted(lab for lab in self.strip_by_label if lab != BACK))
-        groups = [labels[k : k + self.p.strip_labels] for k in range(0, len(labels), self.p.strip_labels)]
-        if any(len(g) < self.p.strip_labels for g in groups):
-            return out
-        looks: list[Look] = []
+            return {}
         keys: list[Key] = []
+        spots: list[tuple[Row, tuple[int, int], int]] = []
         for r in face_rows:
-            n = len(r.positions)
-            for i in range(n - 1):
+            for i in range(len(r.positions) - 1):
                 key = Key(id(r), r.way, i)
                 if reads[key].score >= self.p.hidden_index_min:
                     continue
                 p = r.positions[i]
-                for g in groups:
-                    looks.append(Look(r, (p, 0), r.positions[i + 1] - p, g))
+                spots.append((r, (p, 0), r.positions[i + 1] - p))
                 keys.append(key)
-        if not keys:
-            return out
-        sc = self._strip_scores(looks).reshape(len(keys), -1)  # (cards, 52) in label order
-        for key, row in zip(keys, sc, strict=True):
+        sc = self._every_label(spots)
+        out: dict[Key, tuple[int, float, float]] = {}
+        for key, row in zip(keys, sc if sc is not None else [], strict=sc is not None):
             order = np.argsort(-row)
-            out[key] = (int(labels[order[0]]), float(row[order[0]]), float(row[order[0]] - row[order[1]]))
+            out[key] = (int(order[0]), float(row[order[0]]), float(row[order[0]] - row[order[1]]))
         return out
 
     def _unread_looks_of(self, face_rows: list[Row], reads: Reads) -> dict[Key, np.ndarray]:
@@ -203,37 +206,26 @@ class StripStage(DetectorState):
         first card's visible strip), as :meth:`_hidden_index_looks` reads a covered card: a top card whose
         corner matched under ``face_floor`` (a court printed with no rank, a corner washed out by glare),
         and in a one-corner deck a row's first card whose index corner is not in view (matched under
-        ``covered_min``).
-        Per card: the strip score of every face label (index = label)."""
-        out: dict[Key, np.ndarray] = {}
+        ``covered_min``).  Per card: the strip score of every face label (index = label)."""
         if not len(self.deck.cards) or not self.p.unread_look:
-            return out
-        labels = np.array(sorted(lab for lab in self.strip_by_label if lab != BACK))
-        groups = [labels[k : k + self.p.strip_labels] for k in range(0, len(labels), self.p.strip_labels)]
-        if any(len(g) < self.p.strip_labels for g in groups) or not np.array_equal(labels, np.arange(len(labels))):
-            return out
-        looks: list[Look] = []
+            return {}
         keys: list[Key] = []
+        spots: list[tuple[Row, tuple[int, int], int]] = []
         for r in face_rows:
             n = len(r.positions)
             for i in sorted({0, n - 1}):
                 key = Key(id(r), r.way, i)
                 read = reads[key]
                 top = i == n - 1
-                if read.label == BACK:
-                    continue
-                if top and read.score >= self.face_floor:
+                if read.label == BACK or (top and read.score >= self.face_floor):
                     continue
                 if not top and (not self.partial_index or read.score >= self.p.covered_min):
                     continue
-                visible = CARD_W if top else r.positions[1] - r.positions[0]
                 corner = read.corner[0] if read.corner else (r.positions[i], 0)
-                looks.extend(Look(r, corner, visible, g) for g in groups)
+                spots.append((r, corner, CARD_W if top else r.positions[1] - r.positions[0]))
                 keys.append(key)
-        if not keys:
-            return out
-        sc = self._strip_scores(looks).reshape(len(keys), -1)  # (cards, 52) in label order
-        return dict(zip(keys, sc, strict=True))
+        sc = self._every_label(spots)
+        return {} if sc is None else dict(zip(keys, sc, strict=True))
 
     def _explain_away(self, face_rows: list[Row], reads: Reads) -> None:
         """A covered card the card below it explains is not a card.
@@ -296,12 +288,13 @@ def corner_twins(deck: DeckModel, min_sim: float) -> dict[int, list[tuple[int, f
     sel = np.flatnonzero((deck.variants == 0) & (deck.labels != BACK))
     t, lab = deck.templates[sel], deck.labels[sel]
     sim = t @ t.T
-    out: dict[int, list[tuple[int, float]]] = {}
+    best: dict[int, dict[int, float]] = {}
     for a, b in zip(*np.nonzero(sim >= min_sim), strict=True):
         la, lb = int(lab[a]), int(lab[b])
         if la != lb:
-            out.setdefault(la, []).append((lb, float(sim[a, b])))
-    return {la: sorted(dict(sorted(v, key=lambda x: x[1])).items()) for la, v in out.items()}
+            twins = best.setdefault(la, {})
+            twins[lb] = max(twins.get(lb, -1.0), float(sim[a, b]))
+    return {la: sorted(twins.items()) for la, twins in best.items()}
 
 
 def _strip_templates(deck: DeckModel, p: DetectParams) -> StripTemplates:
