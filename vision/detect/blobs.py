@@ -32,6 +32,7 @@ class BlobStage(TabledStage):
 
     reuse: bool
     _memory: Memory
+    deck_colours: np.ndarray  # the chromas the deck is printed in (vision.detect.foreground.deck_colour_table)
 
     def _find_rows(
         self, frame: np.ndarray,
@@ -59,7 +60,10 @@ class BlobStage(TabledStage):
         fresh: dict[int, tuple[np.ndarray, np.ndarray]] = {}
         root: dict[int, int] = {}  # blob -> the blob of the frame's foreground it was cut from
         occluded: dict[int, list[np.ndarray]] = {}
+        handed: set[int] = set()  # the blobs of the frame's foreground a hand was cut out of (once is enough)
+        hand_of: dict[int, list[np.ndarray]] = {}  # queue place -> the hand (half-size px) a piece lay beside
         while queue:
+            beside = hand_of.pop(len(queue) - 1, None)  # the hand this piece was cut from, if it was
             cnt, depth, parent, was_opened = queue.pop()
             blob_id += 1
             root[blob_id] = blob_id if parent < 0 else root[parent]
@@ -121,7 +125,20 @@ class BlobStage(TabledStage):
                     queue.append((core, depth + 1, blob_id, was_opened))
                     continue
             if fill < 0.7 or not options:
-                # Not one row of parallel cards.  Cards tabled at showdown (fanned, heaped) are read
+                # Not one row of parallel cards.  A hand or an arm over cards is taken out of it first
+                # (an occluder: the tracker holds the seats it lies over), and what it lay on or beside
+                # is cut again as the blob would have been: the cards it does not touch are read.
+                if self.p.hand_min > 0 and root[blob_id] not in handed and area > self.p.hand_min * card_area:
+                    hands, rest = self._hand_cut(cnt, center)
+                    if hands:
+                        handed.add(root[blob_id])
+                        for h in hands:
+                            self.occluders.append(self.segmenter.to_table(h).reshape(-1, 2))
+                            occluded.setdefault(root[blob_id], []).append(self.occluders[-1])
+                        hand_of.update({len(queue) + k: hands for k in range(len(rest))})
+                        queue.extend((p, depth, blob_id, was_opened) for p in rest)
+                        continue
+                # Cards tabled at showdown (fanned, heaped) are read
                 # corner first, if their corners explain the blob (vision.detect.tabled).
                 if self.p.tabled and depth == 0 and area > 1.2 * card_area:
                     tabled = self._tabled(frame, tab, blob_id)
@@ -164,6 +181,8 @@ class BlobStage(TabledStage):
                         out.append(self._half_turned(center, along, ua, uc, blob_id))
                     continue
                 rows.append(self._prepare(frame, center, along, ua, uc, blob_id, len(options) > 1))
+                if beside is not None:
+                    rows[-1].open_end = self._open_end(rows[-1], beside)
                 if parent < 0:  # (a blob of the frame's own that reads badly may be tabled cards; not a piece cut off a hand)
                     self._row_outlines[blob_id] = tab
         return out, rows, fresh, memory, root, occluded
@@ -178,6 +197,22 @@ class BlobStage(TabledStage):
     def _open_radius(self, center: np.ndarray) -> int:
         """The opening's disc (``open_mm``) in half-size pixels where the blob lies."""
         return round(self.p.open_mm * self.calib.px_per_mm((float(center[0]), float(center[1]))) / 2)
+
+    def _open_end(self, row: Row, hands: list[np.ndarray]) -> int:
+        """Which end of a row cut from beside a hand the hand covers (see ``Row.open_end``): the one
+        within ``hand_margin_mm`` and a card's width of it, the nearer if both; -1 if neither."""
+        outlines = [self.segmenter.to_table(h).reshape(-1, 1, 2) for h in hands]
+        ends = [row.origin + row.uc * self.h_mm / 2, row.origin + row.uc * self.h_mm / 2 + row.ua * row.along]
+        gaps = [min(-cv2.pointPolygonTest(o, (float(e[0]), float(e[1])), True) for o in outlines) for e in ends]
+        near = int(np.argmin(gaps))
+        return near if gaps[near] <= self.p.hand_margin_mm + 0.5 * self.w_mm else -1
+
+    def _hand_cut(self, cnt: np.ndarray, center: np.ndarray) -> tuple[list[np.ndarray], list[np.ndarray]]:
+        """:meth:`FeltSegmenter.hand_cut` with the params' millimetres in half-size pixels where the blob lies."""
+        half_px = self.calib.px_per_mm((float(center[0]), float(center[1]))) / 2
+        return self.segmenter.hand_cut(
+            cnt, self.deck_colours, max(1, round(self.p.hand_open_mm * half_px)),
+            self.p.hand_min * self.w_mm * self.h_mm * half_px**2, max(1, round(self.p.hand_margin_mm * half_px)))
 
     def _opened(self, cnt: np.ndarray, center: np.ndarray, area: float) -> list[np.ndarray]:
         """The blob's card-sized pieces once what is thinner than a chip is taken off it, or [] when

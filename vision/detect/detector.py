@@ -8,6 +8,7 @@ import cv2
 import numpy as np
 
 from vision.calibration import Calibration
+from vision.corner import bgr_of
 from vision.deck import (
     BACK,
     CARD_W,
@@ -22,7 +23,7 @@ from vision.deck import (
 )
 from vision.detect import optics
 from vision.detect.blobs import BlobStage, Memory
-from vision.detect.foreground import FeltSegmenter
+from vision.detect.foreground import FeltSegmenter, deck_colour_table
 from vision.detect.lda import DiscriminantStage
 from vision.detect.model import Detection, Key, Opts, Reads, Row
 from vision.detect.params import PARAMS, DetectParams
@@ -120,6 +121,9 @@ class Detector(BlobStage, StripStage, DiscriminantStage, UniqueStage):
         if len(deck.cards):
             self._strip_setup()
         self._tabled_setup()
+        # the chromas the deck is printed in: never taken for a hand's skin (FeltSegmenter.hand_cut)
+        plain_cards = deck.cards[deck.variants == 0][::2] if len(deck.cards) else np.zeros((0, 1, 1, 3), np.float32)
+        self.deck_colours = deck_colour_table(bgr_of(plain_cards.reshape(-1, 1, 3)), self.p.hand_deck_share)
         #: Table-space outlines of the last frame's big blobs that are not cards (hands, arms):
         #: the tracker holds a seat still while something covers it.
         self.occluders: list[np.ndarray] = []
@@ -223,7 +227,7 @@ class Detector(BlobStage, StripStage, DiscriminantStage, UniqueStage):
             for i, p in enumerate(positions):
                 read = reads[Key(id(r), r.way, i)]
                 label, score, strip = read.label, read.score, read.strip
-                covered = i < len(positions) - 1
+                covered = i < len(positions) - 1 or r.open_end >= 0  # (the end under a hand holds no top card)
                 # A covered card whose corner matched poorly is a gap the plan guessed, with no corner in
                 # it, unless the rest of its visible strip matches the same card well.
                 # (A rescued card must not read as its neighbour: a guessed gap inside a card shows that card.)

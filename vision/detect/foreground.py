@@ -109,6 +109,7 @@ class FeltSegmenter:
         if len(tests) > _TESTS:
             raise ValueError(f"at most {_TESTS} background colours")
         table = np.array(tests + [_NO_TEST] * (_TESTS - len(tests)), np.int16)
+        self._small = small  # (the hand cut of step 2 looks at its colours: :meth:`hand_cut`)
         hue, self._sat, self._val = cv2.split(hsv)
         fg = np.empty_like(hue)
         _classify(hue, self._sat, self._val, self.region, table, fg)
@@ -151,6 +152,45 @@ class FeltSegmenter:
             cs, _ = cv2.findContours(part, cv2.RETR_EXTERNAL, cv2.CHAIN_APPROX_SIMPLE)
             out.extend(c + np.array([x, y], np.int32) for c in cs if cv2.contourArea(c) >= 60)
         return out if len(out) >= 2 else []
+
+    def hand_cut(self, cnt: np.ndarray, deck_colours: np.ndarray, open_px: int, min_px: float,
+                 margin_px: int) -> tuple[list[np.ndarray], list[np.ndarray]]:
+        """Cut a hand or an arm out of a blob: (its outlines, the pieces of the blob beside it), both
+        as contours in the frame's half-size pixels; ([], []) when there is none.
+
+        A hand over a row joins it, and the felt around them, into one blob that is no row: all of it
+        was an occluder, and the row's cards the hand does not touch were lost with it.  Skin, of any
+        tone, lies in a narrow band of chroma (YCrCb's Cr and Cb, whatever its brightness) that card
+        paper (unsaturated), red ink and red backs (too red), yellows and the felt do not reach.  A
+        colour the deck itself is printed in over a large area (``deck_colours``, see
+        :func:`deck_colour_table`: a sepia paper, a tan back) is never taken for skin.  What is left
+        after an opening by ``open_px`` (a court's painted face, a tan chip's spots go) and is at
+        least ``min_px`` (half-size px²) big is a hand; it is grown by ``margin_px`` (its soft edge,
+        its shadow's rim on the cards) and the rest of the blob is what it lay on or beside.
+        """
+        x, y, w, h = cv2.boundingRect(cnt)
+        mask = np.zeros((h, w), np.uint8)
+        cv2.drawContours(mask, [cnt - np.array([x, y], np.int32)], -1, 255, cv2.FILLED)
+        bgr = self._small[y : y + h, x : x + w]
+        ycc = cv2.cvtColor(bgr, cv2.COLOR_BGR2YCrCb)
+        cr, cb = ycc[:, :, 1], ycc[:, :, 2]
+        skin = (cr >= SKIN_CR[0]) & (cr <= SKIN_CR[1]) & (cb >= SKIN_CB[0]) & (cb <= SKIN_CB[1])
+        skin &= self._sat[y : y + h, x : x + w] >= SKIN_SAT_MIN
+        skin &= ~deck_colours[cr // 4, cb // 4]
+        disc = cv2.getStructuringElement(cv2.MORPH_ELLIPSE, (2 * open_px + 1, 2 * open_px + 1))
+        skin_mask = cv2.morphologyEx(cv2.bitwise_and(skin.astype(np.uint8) * 255, mask), cv2.MORPH_OPEN, disc)
+        found, _ = cv2.findContours(skin_mask, cv2.RETR_EXTERNAL, cv2.CHAIN_APPROX_SIMPLE)
+        hands = [c for c in found if cv2.contourArea(c) >= min_px]
+        if not hands:
+            return [], []
+        hand = np.zeros_like(mask)
+        cv2.drawContours(hand, hands, -1, 255, cv2.FILLED)
+        grow = cv2.getStructuringElement(cv2.MORPH_ELLIPSE, (2 * margin_px + 1, 2 * margin_px + 1))
+        rest = cv2.bitwise_and(mask, cv2.bitwise_not(cv2.dilate(hand, grow)))
+        rest = cv2.morphologyEx(rest, cv2.MORPH_OPEN, np.ones((3, 3), np.uint8))
+        pieces, _ = cv2.findContours(rest, cv2.RETR_EXTERNAL, cv2.CHAIN_APPROX_SIMPLE)
+        at = np.array([x, y], np.int32)
+        return [c + at for c in hands], [c + at for c in pieces if cv2.contourArea(c) >= 60]
 
     @staticmethod
     def _eroded(cnt: np.ndarray, radius: int) -> tuple[list[np.ndarray], np.ndarray, np.ndarray, np.ndarray]:
@@ -219,6 +259,25 @@ class FeltSegmenter:
         if len(pieces) < 2:
             return []
         return [c for p in pieces for c in FeltSegmenter._grown(p, mask, kernel, offset) if cv2.contourArea(c) >= 60]
+
+
+#: skin's chroma (YCrCb, 8-bit) from the palest to the darkest tones, and the saturation (HSV, 8-bit)
+#: under which a pixel is paper whatever its chroma (a pale hand is about 48, a light one 110)
+SKIN_CR = (135, 180)
+SKIN_CB = (77, 135)
+SKIN_SAT_MIN = 40
+
+
+def deck_colour_table(cards_bgr: np.ndarray, share: float) -> np.ndarray:
+    """(64, 64) bool over (Cr // 4, Cb // 4): the chromas that cover at least ``share`` of the
+    deck's printed area (``cards_bgr``: its faces and back, any shape ending in 3 channels), each
+    with its neighbours, so that a hand of the deck's own colour is never cut out of it."""
+    px = np.ascontiguousarray(np.clip(cards_bgr, 0, 255).astype(np.uint8).reshape(-1, 1, 3))
+    ycc = cv2.cvtColor(px, cv2.COLOR_BGR2YCrCb).reshape(-1, 3).astype(np.int64) // 4
+    counts = np.bincount(ycc[:, 1] * 64 + ycc[:, 2], minlength=64 * 64).reshape(64, 64)
+    common = (counts >= share * max(len(ycc), 1)).astype(np.uint8)
+    table: np.ndarray = cv2.dilate(common, np.ones((3, 3), np.uint8)) > 0
+    return table
 
 
 def _threshold8(threshold: float) -> int:

@@ -67,6 +67,9 @@ class Row:
     full: np.ndarray | None = None  # the crop as the chosen way reads it, pooled, as blurred channels
     ghosts: set[int] = field(default_factory=set)  # planned cards the card below explains (not cards)
     atlas_cols: tuple[int, int] = (0, 0)  # where its two bands start in the frame's band atlas
+    #: a piece of a blob a hand was cut out of (FeltSegmenter.hand_cut), at its crop's start (0) or end (1):
+    #: the hand covers that end, so the card there is no whole top card; -1: a row whole
+    open_end: int = -1
 
 
 class Key(NamedTuple):

@@ -24,6 +24,13 @@ class DetectParams:
     open_lost: float = 0.02  # ... and taken as its pieces when that took off this share of it or cut it apart,
     tall_mm: float = 3.0  # a row blob taller than a card by this much is measured on its opening (something touches it)
     open_max: float = 0.45  # ... unless it took off more than this many cards' area: no chip, but a hand's fingers
+    # a blob that is no row may be a hand or an arm over cards (FeltSegmenter.hand_cut): skin-coloured
+    # and at least this many cards' area once opened by a disc of hand_open_mm; taken out (an occluder)
+    # with hand_margin_mm round it, and what it lay on read as the blob's pieces (0: never)
+    hand_min: float = 0.35  # (a chip is 0.2 of a card, the biggest painted face of a tuning deck's court 0.2)
+    hand_open_mm: float = 4.0
+    hand_margin_mm: float = 3.0
+    hand_deck_share: float = 0.005  # a chroma covering this share of the deck's printed area is the deck's, not skin
     down_gap_mm: float = 8.0  # gap between face-down cards side by side
     # -- step 2, a blob that is no row: cards tabled at showdown (vision.detect.tabled), read corner first
     tabled: bool = True  # False: blobs that are no row are cut or occluders as before, rows never read again as tabled cards

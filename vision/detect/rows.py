@@ -248,7 +248,7 @@ class RowStage(FineMatch):
         # card's corner; under the wrong one it is covered.  Single cards read fine either way.
         ends: list[Job] = []
         for r in face_rows:
-            if r.last >= self.p.min_gap * CARD_W:
+            if r.last >= self.p.min_gap * CARD_W and r.open_end < 0:
                 for way in (0, 1):
                     # (a deck whose upright view carries no index, printed at the top right only: the top
                     # card's index is at its other corner, and the row's start shows none either way)
@@ -266,7 +266,12 @@ class RowStage(FineMatch):
                 end_reads[key] = read
         jobs: list[Job] = []
         for r in face_rows:
-            if r.last < self.p.min_gap * CARD_W:
+            if r.open_end >= 0:
+                # A hand covers one end: the row is read from the other, where its first card's corner
+                # lies (the top card under the hand: every card read as a covered one, by its corner).
+                r.way = 1 - r.open_end
+                positions = [0] if r.last < self.p.min_gap * CARD_W else self._plan(r.scans[r.way], r.last)
+            elif r.last < self.p.min_gap * CARD_W:
                 r.way, positions = 0, [0]
             else:
                 r.way = self._which_way(end_reads[Key(id(r), 0, -1)], end_reads[Key(id(r), 1, -1)])
@@ -274,7 +279,7 @@ class RowStage(FineMatch):
             r.positions = positions
             for i, p in enumerate(positions):
                 views = [(r.way, p)]
-                if i == len(positions) - 1:  # the top card: read both of its corners
+                if i == len(positions) - 1 and r.open_end < 0:  # the top card: read both of its corners
                     views.append((1 - r.way, r.last - p))
                 cand = self._top_candidates(r, r.way, p) if len(views) > 1 else self._candidates(r.lscans[r.way], p)
                 jobs.append(Job(r, r.way, i, views, cand))

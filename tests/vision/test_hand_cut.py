@@ -1,0 +1,110 @@
+"""A hand over a row: cut out of the blob (FeltSegmenter.hand_cut), the cards it does not touch read.
+
+Before the cut, a hand over part of a row made one blob of the hand, its arm and the row; the
+blob was no row, so all of it was an occluder and the row's first card, its index in plain view,
+was lost with it (bench_vision_conditions.py's hand condition, issue #22).
+"""
+
+from __future__ import annotations
+
+from dataclasses import replace
+
+import cv2
+import numpy as np
+import pytest
+
+from tests.vision.decks import enrolled
+from vision.calibration import calibrate
+from vision.conditions import SKIN, hand_polygon, paint_hand, to_image
+from vision.detect import PARAMS, Detection, Detector
+from vision.detect.foreground import SKIN_CB, SKIN_CR, deck_colour_table
+from vision.scene import FaceSet, Scene, TruthCard, render_scene
+from vision.tracking import Tracker
+
+
+def _read(dets: list[Detection], card: TruthCard) -> tuple[bool, str | None] | None:
+    """What the detections say of one true card: (face up, code) of the detection on it, or None."""
+    width = float(np.linalg.norm(card.corners[1] - card.corners[0]))
+    near = [d for d in dets if np.linalg.norm(d.center - card.center) < width / 3]
+    return (near[0].face_up, near[0].card) if near else None
+
+
+def _touches(card: TruthCard, poly_px: np.ndarray) -> bool:
+    inter, _ = cv2.intersectConvexConvex(card.corners.astype(np.float32), cv2.convexHull(poly_px.astype(np.float32)))
+    return bool(inter > 1.0)
+
+
+def _hand_scene(faces_dir, deck: str, seed: int, seat: int, reach: float) -> tuple[Scene, np.ndarray, np.ndarray]:
+    scene = render_scene(FaceSet.load(faces_dir(deck)), seed)
+    poly = hand_polygon(scene, seat, reach)
+    return scene, poly, paint_hand(scene, poly, np.random.default_rng(seed))
+
+
+# (deck, seed, the seat the hand reaches over, how far past the seat's centre): each hand lies over
+# the seat's up row and leaves the row's first card, index and all, in view
+CASES = [("anglo", 80000, 1, 101.0), ("paris", 80001, 1, 70.0), ("tigullio", 80000, 1, 101.0)]
+
+
+@pytest.mark.parametrize(("deck", "seed", "seat", "reach"), CASES)
+def test_cards_a_hand_does_not_touch_read_as_without_it(faces_dir, deck: str, seed: int, seat: int, reach: float) -> None:
+    scene, poly, img = _hand_scene(faces_dir, deck, seed, seat, reach)
+    model = enrolled(faces_dir(deck))
+    calib = calibrate(scene.image, scene.layout)
+    base = Detector(model, calib).detect(scene.image)
+    det = Detector(model, calib)
+    handed = det.detect(img)
+    without_cut = Detector(model, calib, params=replace(PARAMS, hand_min=0.0)).detect(img)
+    poly_px = to_image(scene, poly)
+    untouched = [c for c in scene.cards if c.in_view and c.role in ("up", "down") and not _touches(c, poly_px)]
+    in_seat = [c for c in untouched if c.seat == seat and c.role == "up"]
+    assert in_seat, "the case must leave an up card of the seat untouched"
+    changed = [c.code for c in untouched if _read(handed, c) != _read(base, c)]
+    assert changed == [], f"cards the hand does not touch changed: {changed}"
+    # what makes the difference is the cut: without it the seat's untouched up card went with the hand
+    assert any(_read(without_cut, c) != _read(base, c) for c in in_seat)
+    # the hand itself is still an occluder over the seat (the tracker holds the seat while it lies there)
+    assert seat in Tracker(scene.layout).occluded_seats(det.occluders)
+    # and no card is read where the hand lies
+    hand_mm = np.asarray(poly, np.float32).reshape(-1, 1, 2)
+    inside = [d.card for d in handed if cv2.pointPolygonTest(hand_mm, (float(d.table_center[0]), float(d.table_center[1])), True) > 15]
+    assert inside == [], f"cards read under the hand: {inside}"
+
+
+def test_the_published_view_holds_while_the_hand_passes(faces_dir) -> None:
+    deck, seed, seat, reach = CASES[0]
+    scene, _poly, img = _hand_scene(faces_dir, deck, seed, seat, reach)
+    det = Detector(enrolled(faces_dir(deck)), calibrate(scene.image, scene.layout), reuse=True)
+    tracker = Tracker(scene.layout, 3)
+    views = []
+    for f, frame in enumerate([scene.image] * 6 + [img] * 6 + [scene.image] * 6):
+        views.append(tracker.update(f, det.detect(frame), f / 12, det.occluders).seats)
+    assert views[5], "the still table must publish its cards"
+    assert all(v == views[5] for v in views[5:])
+
+
+def test_a_deck_printed_in_skin_tones_keeps_its_colour() -> None:
+    """A deck whose paper is tinted like skin (a sepia print) must not have its cards cut out as a hand:
+    the chroma it is printed in over a large area is the deck's, whatever the skin band says."""
+    skin = np.array(SKIN, np.float32)
+    sepia = np.full((52, 89, 64, 3), skin, np.float32)  # every face this colour ...
+    sepia[:, 10:20, 10:20] = (0, 0, 200)  # ... with a red pip
+    ycc = cv2.cvtColor(skin.astype(np.uint8)[None, None], cv2.COLOR_BGR2YCrCb)[0, 0]
+    assert SKIN_CR[0] <= ycc[1] <= SKIN_CR[1] and SKIN_CB[0] <= ycc[2] <= SKIN_CB[1], "the hand's colour is skin"
+    table = deck_colour_table(sepia, PARAMS.hand_deck_share)
+    assert table[ycc[1] // 4, ycc[2] // 4]
+    white = np.full((52, 89, 64, 3), 245, np.float32)
+    assert not deck_colour_table(white, PARAMS.hand_deck_share)[ycc[1] // 4, ycc[2] // 4]
+
+
+def test_a_hand_of_the_decks_own_colour_is_not_cut(faces_dir) -> None:
+    """With the hand's chroma among the deck's (as a sepia deck's would be), the blob stays whole and an
+    occluder, as before the cut: the seat is held, nothing under or beside the hand is guessed at."""
+    deck, seed, seat, reach = CASES[0]
+    scene, _poly, img = _hand_scene(faces_dir, deck, seed, seat, reach)
+    det = Detector(enrolled(faces_dir(deck)), calibrate(scene.image, scene.layout))
+    det.deck_colours = np.ones((64, 64), bool)  # every chroma the deck's
+    dets = det.detect(img)
+    assert seat in Tracker(scene.layout).occluded_seats(det.occluders)
+    poly_px = to_image(scene, _poly)
+    row = [c for c in scene.cards if c.seat == seat and c.role == "up" and c.in_view]
+    assert all(_read(dets, c) is None for c in row if not _touches(c, poly_px))
