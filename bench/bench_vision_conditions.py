@@ -266,7 +266,8 @@ def main() -> int:
             hand_img = paint_hand(scene, poly, rng)
             if "hand" in only:
                 poly_px = _img(scene, poly)
-                handed = _reading(scene, _street(Detector(model, calibrate(scene.image, scene.layout))).detect(hand_img))
+                handed = _reading(scene, _street(Detector(model, calibrate(scene.image, scene.layout),
+                                                          params=_params(methods[0]))).detect(hand_img))
                 for i, c in enumerate(scene.cards):
                     if i not in base:
                         continue
@@ -278,7 +279,7 @@ def main() -> int:
                         totals["hand_untouched"] += 1
                         totals["hand_untouched_same"] += same
                 # through the tracker: still table, the hand for 8 frames, still again
-                tr_det = _street(Detector(model, calibrate(scene.image, scene.layout), reuse=True))
+                tr_det = _street(Detector(model, calibrate(scene.image, scene.layout), reuse=True, params=_params(methods[0])))
                 tracker = Tracker(scene.layout, 3)
                 frames = [scene.image] * 8 + [hand_img] * 8 + [scene.image] * 8
                 views = []

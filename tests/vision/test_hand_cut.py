@@ -108,3 +108,57 @@ def test_a_hand_of_the_decks_own_colour_is_not_cut(faces_dir) -> None:
     poly_px = to_image(scene, _poly)
     row = [c for c in scene.cards if c.seat == seat and c.role == "up" and c.in_view]
     assert all(_read(dets, c) is None for c in row if not _touches(c, poly_px))
+
+
+def _hand_passes(det: Detector, scene: Scene, img: np.ndarray) -> list[list[Detection]]:
+    """The still table, the hand over it, the still table again, each frame read by ``det``."""
+    return [det.detect(frame) for frame in (scene.image, scene.image, img, scene.image)]
+
+
+def test_a_blob_read_afresh_alone_is_read_as_the_camera_was_judged(faces_dir, monkeypatch) -> None:
+    """Whether the camera blurs (step 4's optics bank) is judged on a frame's best-read corners.  When a
+    hand has gone, its seat's blob is read afresh and alone while every other blob is kept: its three
+    corners were too few to judge the camera by, and on x-pysol-transformation (bench seed 80000) they
+    said "blurred", so the row's covered jack read Js, not the Jd it was before the hand came, and the
+    published view changed.  With blobs kept (``reuse``), fewer fresh corners than ``optics_sample``
+    keep the last judgement; a detector that reads every frame whole judges every frame."""
+    deck, seed, seat, reach = CASES[0]
+    scene, _poly, img = _hand_scene(faces_dir, deck, seed, seat, reach)
+    model, calib = enrolled(faces_dir(deck)), calibrate(scene.image, scene.layout)
+    judged: list[int] = []
+    original = Detector._frame_blurred
+
+    def spy(self: Detector, probe, reads) -> bool:  # type: ignore[no-untyped-def]
+        judged.append(len(probe))
+        return original(self, probe, reads)
+
+    monkeypatch.setattr(Detector, "_frame_blurred", spy)
+    frames = _hand_passes(Detector(model, calib, reuse=True), scene, img)
+    assert len(judged) == 1 and judged[0] >= PARAMS.optics_sample  # the first frame, whole
+    cards = [c for c in scene.cards if c.in_view and c.role in ("up", "down")]
+    assert [_read(frames[3], c) for c in cards] == [_read(frames[0], c) for c in cards]
+    judged.clear()
+    _hand_passes(Detector(model, calib), scene, img)
+    assert len(judged) == 4
+
+
+def test_a_blob_read_afresh_gives_no_card_a_kept_blob_holds(faces_dir) -> None:
+    """One deck across the blobs kept from the last frame and those read afresh: step 7 (no card twice)
+    saw only the fresh ones, so a fresh blob could take a kept blob's card and the table would show it
+    twice.  Here a kept blob is made to hold the card the hand's seat reads, and that seat, read afresh
+    when the hand has gone, must not read it again."""
+    deck, seed, seat, reach = CASES[0]
+    scene, poly, img = _hand_scene(faces_dir, deck, seed, seat, reach)
+    det = Detector(enrolled(faces_dir(deck)), calibrate(scene.image, scene.layout), reuse=True)
+    first = det.detect(scene.image)
+    poly_px = to_image(scene, poly)
+    row = [c for c in scene.cards if c.seat == seat and c.role == "up" and c.in_view and not _touches(c, poly_px)]
+    wanted = _read(first, row[0])
+    assert wanted is not None and wanted[1] is not None
+    det.detect(img)  # the hand over the seat: its blob changes; the rest are kept
+    other = next(d.card for _g, _lk, kept, _oc in det._memory for d in kept if d.card not in (None, wanted[1]))
+    det._memory = [(g, lk, [replace(d, card=wanted[1]) if d.card == other else d for d in kept], oc)
+                   for g, lk, kept, oc in det._memory]
+    again = det.detect(scene.image)  # the hand gone: the seat is read afresh, the rest kept
+    assert _read(again, row[0]) != wanted
+    assert [d.card for d in again].count(wanted[1]) == 1

@@ -30,7 +30,6 @@ Memory = list[tuple[np.ndarray, np.ndarray, list[Detection], list[np.ndarray]]]
 class BlobStage(TabledStage):
     """Step 2 (and the reuse of unchanged blobs)."""
 
-    reuse: bool
     _memory: Memory
     deck_colours: np.ndarray  # the chromas the deck is printed in (vision.detect.foreground.deck_colour_table)
 

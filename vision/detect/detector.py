@@ -12,6 +12,7 @@ from vision.corner import bgr_of
 from vision.deck import (
     BACK,
     CARD_W,
+    CODES,
     STRIP_H,
     STRIP_W,
     THUMB,
@@ -127,6 +128,8 @@ class Detector(BlobStage, StripStage, DiscriminantStage, UniqueStage):
         #: Table-space outlines of the last frame's big blobs that are not cards (hands, arms):
         #: the tracker holds a seat still while something covers it.
         self.occluders: list[np.ndarray] = []
+        self._kept_labels = set()
+        self._blurred_last = None
         self.last_candidates: dict[int, np.ndarray] = {}
 
     def _optics_setup(self, first: int) -> tuple[np.ndarray, np.ndarray]:
@@ -156,6 +159,7 @@ class Detector(BlobStage, StripStage, DiscriminantStage, UniqueStage):
             self._read_tabled = tabled
         self.p = self._params if tabled else self._street_params
         out, rows, fresh, memory, root, occluded = self._find_rows(frame)
+        self._kept_labels = {CODES.index(d.card) for _g, _l, kept, _o in memory for d in kept if d.card is not None}
         self._backness(rows)
         for r in rows:
             if not r.down:

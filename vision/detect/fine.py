@@ -338,7 +338,14 @@ class FineMatch(DetectorState):
             return
         probe = [job._replace(views=self._wide_views(job.way, reads[job.key]))
                  for job in jobs if reads[job.key].label != BACK]
-        if not probe or not self._frame_blurred(probe, reads):
+        if not probe:
+            return
+        if len(probe) >= self.p.optics_sample or not self.reuse or self._blurred_last is None:
+            self._blurred_last = self._frame_blurred(probe, reads)
+        # (fewer fresh corners than the sample, the rest of the table's blobs kept from earlier frames:
+        # too few to say what the camera does, and a blob read afresh alone (a hand just gone) must be
+        # read as the camera was judged last, not as its three corners happen to say)
+        if not self._blurred_last:
             return
         rows: dict[int, list[int]] = {}
         for i, job in enumerate(probe):

@@ -68,5 +68,10 @@ class DetectorState:
     _unread_looks: dict[Key, np.ndarray]  # row ends read from all their face shows: every label's score
     _strips: dict[Key, tuple[np.ndarray, np.ndarray]]  # per card: the strip's candidates and their scores
     occluders: list[np.ndarray]
+    #: the labels of the cards kept from the last frame (blobs unchanged, ``reuse``): one deck with the
+    #: blobs read afresh, so step 7 gives none of them to a fresh card
+    _kept_labels: set[int]
+    reuse: bool  # blobs unchanged since the last frame keep their cards (a tracked camera's stream)
+    _blurred_last: bool | None  # the last judgement of whether the camera blurs (step 4's optics), None before one
     _row_outlines: dict[int, np.ndarray]  # the frame's row blobs' outlines (table mm), by blob
     _tabled_ids: set[int]  # ids of the frame's detections read as tabled cards

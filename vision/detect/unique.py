@@ -28,7 +28,7 @@ class UniqueStage(DetectorState):
             lead = float(scores[0] - scores[1]) if len(scores) > 1 else 1.0
             ranked.append((lead, j, labels, scores))
         ranked.sort(key=lambda x: -x[0])
-        taken: set[int] = set()
+        taken: set[int] = set(self._kept_labels)  # (the cards of the blobs kept from the last frame are on the table too)
         for _lead, j, labels, scores in ranked:
             given: int | None = None
             for lab, sc in zip(labels, scores, strict=True):
