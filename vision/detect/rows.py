@@ -248,7 +248,7 @@ class RowStage(FineMatch):
         # card's corner; under the wrong one it is covered.  Single cards read fine either way.
         ends: list[Job] = []
         for r in face_rows:
-            if r.last >= self.p.min_gap * CARD_W and r.open_end < 0:
+            if r.last >= self.p.min_gap * CARD_W:
                 for way in (0, 1):
                     # (a deck whose upright view carries no index, printed at the top right only: the top
                     # card's index is at its other corner, and the row's start shows none either way)
@@ -266,9 +266,15 @@ class RowStage(FineMatch):
                 end_reads[key] = read
         jobs: list[Job] = []
         for r in face_rows:
+            if r.open_end >= 0 and r.last >= self.p.min_gap * CARD_W:
+                # A hand lies against one end.  If the other end holds a whole top card (its corner read
+                # as a face, well), the row is read that way as any row (the hand took its first cards);
+                # else the hand covers the top card, and the row is read from its first card on, every
+                # card a covered one (read by its corner), none pinned whole at the hand's end.
+                closed, away = end_reads[Key(id(r), r.open_end, -1)], end_reads[Key(id(r), 1 - r.open_end, -1)]
+                if closed.label != BACK and closed.score >= max(self.p.covered_min, away.score):
+                    r.open_end = -1
             if r.open_end >= 0:
-                # A hand covers one end: the row is read from the other, where its first card's corner
-                # lies (the top card under the hand: every card read as a covered one, by its corner).
                 r.way = 1 - r.open_end
                 positions = [0] if r.last < self.p.min_gap * CARD_W else self._plan(r.scans[r.way], r.last)
             elif r.last < self.p.min_gap * CARD_W:
