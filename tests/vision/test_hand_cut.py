@@ -45,7 +45,8 @@ def _hand_scene(faces_dir, deck: str, seed: int, seat: int, reach: float) -> tup
 CASES = [("anglo", 80000, 1, 101.0), ("paris", 80001, 1, 70.0), ("tigullio", 80000, 1, 101.0)]
 
 
-@pytest.mark.parametrize(("deck", "seed", "seat", "reach"), CASES)
+@pytest.mark.parametrize(("deck", "seed", "seat", "reach"),
+                         [CASES[0], *(pytest.param(*case, marks=pytest.mark.slow) for case in CASES[1:])])
 def test_cards_a_hand_does_not_touch_read_as_without_it(faces_dir, deck: str, seed: int, seat: int, reach: float) -> None:
     scene, poly, img = _hand_scene(faces_dir, deck, seed, seat, reach)
     model = enrolled(faces_dir(deck))

@@ -68,7 +68,8 @@ class Row:
     ghosts: set[int] = field(default_factory=set)  # planned cards the card below explains (not cards)
     atlas_cols: tuple[int, int] = (0, 0)  # where its two bands start in the frame's band atlas
     #: a piece of a blob a hand was cut out of (FeltSegmenter.hand_cut), at its crop's start (0) or end (1):
-    #: the hand covers that end, so the card there is no whole top card; -1: a row whole
+    #: the hand lies against that end (unless the other end holds a whole top card, the row is read from
+    #: its other end, every card as a covered one: RowStage._orient_and_plan); -1: no hand at either end
     open_end: int = -1
 
 
