@@ -95,6 +95,8 @@ def test_a_deck_printed_in_skin_tones_keeps_its_colour() -> None:
     assert table[ycc[1] // 4, ycc[2] // 4]
     white = np.full((52, 89, 64, 3), 245, np.float32)
     assert not deck_colour_table(white, PARAMS.hand_deck_share)[ycc[1] // 4, ycc[2] // 4]
+    # a deck file without whole-card templates: no colour is known to be the deck's
+    assert not deck_colour_table(np.zeros((0, 1, 1, 3), np.float32), PARAMS.hand_deck_share).any()
 
 
 def test_a_hand_of_the_decks_own_colour_is_not_cut(faces_dir) -> None:

@@ -273,6 +273,8 @@ def deck_colour_table(cards_bgr: np.ndarray, share: float) -> np.ndarray:
     deck's printed area (``cards_bgr``: its faces and back, any shape ending in 3 channels), each
     with its neighbours, so that a hand of the deck's own colour is never cut out of it."""
     px = np.ascontiguousarray(np.clip(cards_bgr, 0, 255).astype(np.uint8).reshape(-1, 1, 3))
+    if not len(px):  # (a deck file without whole-card templates: nothing known of its colours)
+        return np.zeros((64, 64), bool)
     ycc = cv2.cvtColor(px, cv2.COLOR_BGR2YCrCb).reshape(-1, 3).astype(np.int64) // 4
     counts = np.bincount(ycc[:, 1] * 64 + ycc[:, 2], minlength=64 * 64).reshape(64, 64)
     common = (counts >= share * max(len(ycc), 1)).astype(np.uint8)
