@@ -27,7 +27,7 @@ class DetectParams:
     # a blob that is no row may be a hand or an arm over cards (FeltSegmenter.hand_cut): skin-coloured
     # and at least this many cards' area once opened by a disc of hand_open_mm; taken out (an occluder)
     # with hand_margin_mm round it, and what it lay on read as the blob's pieces (0: never)
-    hand_min: float = 0.35  # (a chip is 0.2 of a card, the biggest painted face of a tuning deck's court 0.2)
+    hand_min: float = 0.35  # (a chip is 0.2 of a card; the biggest skin-toned part of a tuning deck's face, opened, 0.28)
     hand_open_mm: float = 4.0
     hand_margin_mm: float = 3.0
     hand_deck_share: float = 0.005  # a chroma covering this share of the deck's printed area is the deck's, not skin
