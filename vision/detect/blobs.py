@@ -198,8 +198,8 @@ class BlobStage(TabledStage):
         return round(self.p.open_mm * self.calib.px_per_mm((float(center[0]), float(center[1]))) / 2)
 
     def _open_end(self, row: Row, hands: list[np.ndarray]) -> int:
-        """Which end of a row cut from beside a hand the hand covers (see ``Row.open_end``): the one
-        within ``hand_margin_mm`` and a card's width of it, the nearer if both; -1 if neither."""
+        """Which end of a row cut from beside a hand lies against the hand (see ``Row.open_end``): the
+        one within ``hand_margin_mm`` and half a card's width of it, the nearer if both; -1 if neither."""
         outlines = [self.segmenter.to_table(h).reshape(-1, 1, 2) for h in hands]
         ends = [row.origin + row.uc * self.h_mm / 2, row.origin + row.uc * self.h_mm / 2 + row.ua * row.along]
         gaps = [min(-cv2.pointPolygonTest(o, (float(e[0]), float(e[1])), True) for o in outlines) for e in ends]
