@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import replace
 
 import cv2
@@ -22,7 +23,7 @@ from vision.deck import (
     embedding_terms,
     normalize,
 )
-from vision.detect import optics
+from vision.detect import glare, optics
 from vision.detect.blobs import BlobStage, Memory
 from vision.detect.foreground import FeltSegmenter, deck_colour_table
 from vision.detect.lda import DiscriminantStage
@@ -97,12 +98,18 @@ class Detector(BlobStage, StripStage, DiscriminantStage, UniqueStage):
         # Each face's plain views through the optics bank (vision.detect.optics): templates of their own,
         # numbered after the deck's (two views each, so a template's number still says its view),
         # matched only in a row that they show is blurred (FineMatch._through_optics).
+        # The same for the glare bank (vision.detect.glare), matched only for a weak corner
+        # (FineMatch._through_glare).
         templates, plain = deck.templates, deck.plain
-        self._optic_ids = np.zeros((0, 0), np.int64)
+        self._optic_ids = self._glare_ids = np.zeros((0, 0), np.int64)
         if len(deck.cards) and params.optics_gain > 0:
-            blurred, self._optic_ids = self._optics_setup(len(deck.templates))
+            blurred, self._optic_ids = self._bank_setup(len(templates), optics.blurred_strips, len(optics.KERNELS))
             o_plain, o_flat = embed2(blurred, deck.mean, deck.weight)
             templates, plain = np.concatenate([templates, o_flat]), np.concatenate([plain, o_plain])
+        if len(deck.cards) and params.glare_gain > 0:
+            washed, self._glare_ids = self._bank_setup(len(templates), glare.washed_strips, len(glare.RAMPS))
+            g_plain, g_flat = embed2(washed, deck.mean, deck.weight)
+            templates, plain = np.concatenate([templates, g_flat]), np.concatenate([plain, g_plain])
         self._weighted = np.ascontiguousarray(templates * self._wt[None, :], dtype=np.float32)
         self._shift = np.ascontiguousarray(templates @ self._basis.T, dtype=np.float32)
         # ... and the plain views for the discriminant's alignment: a window's channel means times
@@ -132,14 +139,14 @@ class Detector(BlobStage, StripStage, DiscriminantStage, UniqueStage):
         self._blurred_last = None
         self.last_candidates: dict[int, np.ndarray] = {}
 
-    def _optics_setup(self, first: int) -> tuple[np.ndarray, np.ndarray]:
-        """The optics bank's templates of every face (strip images, numbered from ``first``: face by
-        face, kernel by kernel, the two views side by side), and each label's numbers (labels, 2 * K):
-        a label without faces (the back) keeps its own two plain views in every kernel's place."""
+    def _bank_setup(self, first: int, make: Callable[[np.ndarray], np.ndarray], k: int) -> tuple[np.ndarray, np.ndarray]:
+        """A bank's templates of every face (``make`` of its two plain views' whole cards: ``k`` strip
+        images a card; numbered from ``first``: face by face, bank entry by entry, the two views side by
+        side), and each label's numbers (labels, 2 * k): a label without faces (the back) keeps its own
+        two plain views in every entry's place."""
         faces = [lab for lab in sorted(self.by_label) if lab != BACK]
-        k = len(optics.KERNELS)
         views = self.primary[faces]  # (F, 2): each face's two plain views
-        strips = optics.blurred_strips(self.deck.cards[views.ravel()])  # (F * 2 * K, ...): card by card, kernel by kernel
+        strips = make(self.deck.cards[views.ravel()])  # (F * 2 * k, ...): card by card, entry by entry
         strips = strips.reshape(len(faces), 2, k, *strips.shape[1:]).transpose(0, 2, 1, 3, 4, 5).reshape(strips.shape)
         ids = np.tile(self.primary, (1, k))
         ids[faces] = first + np.arange(len(faces) * 2 * k).reshape(len(faces), 2 * k)
@@ -182,6 +189,7 @@ class Detector(BlobStage, StripStage, DiscriminantStage, UniqueStage):
         self._retry_along_gap(jobs, reads)
         self._wide_again(jobs, reads)
         self._through_optics(jobs, reads)
+        self._through_glare(jobs, reads)
         self._merge_split_cards(face_rows, reads)
         self._classifier_proposals(face_rows, reads)
         opts: Opts = {}

@@ -58,6 +58,9 @@ class FineMatch(DetectorState):
         self._optic_probe = Tables(probe, covered, probe, covered)
         self._optic_full = [tables(np.concatenate([self.primary, ids], axis=1), np.concatenate([self.label_tids, ids], axis=1))
                             for ids in pairs]
+        g = self._glare_ids
+        self._glare_full = tables(np.concatenate([self.primary, g], axis=1), np.concatenate([self.label_tids, g], axis=1)) \
+            if g.size else None
 
     def _mask_no_index(self, scores: np.ndarray) -> np.ndarray:
         """Coarse scores (positions, coarse templates: two views per label) with the views that carry
@@ -374,6 +377,34 @@ class FineMatch(DetectorState):
                 if read.label != BACK and read.score >= need:
                     self._sharp_reads[key] = reads[key]
                     reads[key] = read
+
+    def _through_glare(self, jobs: list[Job], reads: Reads) -> None:
+        """A corner under a lamp's glare (:mod:`vision.detect.glare`): its ink washed out more at one
+        end than the other, it matches every sharp template less, the right one not best.  Each
+        corner that matched under ``glare_below`` is matched again with the washed templates beside
+        the sharp ones (the shortlist taken again with them).  The new reading is taken where it is
+        a face, matches at least as well as the old one, and matches ``glare_gain`` better washed
+        than its own sharp templates match the same window: that is the glare's mark.  (Measured on
+        the tuning decks: the cards glare hid gained 0.075-0.33 from the ramps, one 0.035; a plain
+        rank-only corner, a 2d taken for a Qc, 0.048.)  A covered card the sharp match did not find
+        must reach ``optics_present``, as through the optics bank.  Its sharp reading is kept for the
+        ghost test (``_sharp_reads``), as the optics bank keeps it."""
+        if self._glare_full is None:
+            return
+        weak = [job._replace(views=self._wide_views(job.way, reads[job.key])) for job in jobs
+                if reads[job.key].score < self.p.glare_below]
+        covered = {job.key for job in weak if 0 < job.card < len(job.row.positions) - 1}
+        washed = self._refine_batch(weak, xs=self.p.wide_dx, tables=self._glare_full)
+        better = []
+        for job in weak:
+            read, old = washed[job.key], reads[job.key].score
+            need = max(old, self.p.optics_present) if job.key in covered and old < self.p.covered_min else old
+            if read.label != BACK and read.score >= need:
+                better.append(job._replace(cand=np.array([read.label])))
+        for key, sharp in self._refine_batch(better, xs=self.p.wide_dx, shortlist=1).items():
+            if washed[key].score >= sharp.score + self.p.glare_gain:
+                self._sharp_reads.setdefault(key, reads[key])
+                reads[key] = washed[key]
 
     def _optics_probe(self, probe: list[Job], reads: Reads) -> np.ndarray:
         """Each probed card's read label matched on its plain views, sharp and through each kernel of

@@ -76,6 +76,10 @@ class DetectParams:
     optics_frame_gain: float = 0.015  # ... the best kernel fits them this much better at the median
     optics_row_min: float = 0.75  # ... if its corners match the sharp templates this well on average (a face row)
     optics_present: float = 0.89  # ... where a covered card the sharp templates did not find (covered_min) needs this
+    # a corner matching less well than this is matched again with the glare bank's washed templates
+    # beside the sharp ones (vision.detect.glare) ...
+    glare_below: float = 0.95
+    glare_gain: float = 0.06  # ... and takes that reading if it is a face matching this much better than its sharp templates (0: never)
     # -- step 5: the second look over the visible strip
     strip_lambda: float = 1.0  # weight of the whole visible strip against the index corner
     strip_bands: int = 3  # the visible strip is matched as this many bands across, each aligned on its own

@@ -54,6 +54,8 @@ class DetectorState:
     # calibrated on sharp frames, judges by (a smeared template flatters a pip as it flatters a corner)
     _sharp_reads: dict[Key, Reading]
     _optic_full: list[Tables]  # per kernel: the sharp tables with the label's two views through it added
+    _glare_ids: np.ndarray  # (labels, 2 * R): each label's two plain views washed by each ramp of the glare bank
+    _glare_full: Tables | None  # the sharp tables with every washed view added (None: no glare bank)
     _hidden: dict[Key, tuple[int, float, float]]  # covered cards read from their visible strip alone
     is_face: np.ndarray
     face_thumbs: np.ndarray
