@@ -385,7 +385,7 @@ class FineMatch(DetectorState):
         the sharp ones (the shortlist taken again with them).  The new reading is taken where it is
         a face, matches at least as well as the old one, and matches ``glare_gain`` better washed
         than its own sharp templates match the same window: that is the glare's mark.  (Measured on
-        the tuning decks: the cards glare hid gained 0.075-0.33 from the ramps, one 0.035; a plain
+        the tuning decks: the cards glare hid gained 0.075-0.47 from the ramps, one 0.035; a plain
         rank-only corner, a 2d taken for a Qc, 0.048.)  A covered card the sharp match did not find
         must reach ``optics_present``, as through the optics bank.  Its sharp reading is kept for the
         ghost test (``_sharp_reads``), as the optics bank keeps it."""

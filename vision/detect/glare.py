@@ -5,9 +5,9 @@ band's middle and less at its flanks (``vision.conditions.paint_glare``; a real 
 does the same).  In the channels the detector matches (brightness and two colour differences,
 linear in BGR) the washed corner is ``white + g * (corner - white)``, ``g`` the share of the ink's
 contrast left.  A uniform ``g`` is nothing to the normalised correlation, but the band is 30 mm
-across and a corner 36 mm tall: its rank kept half its contrast and its suit a fifth, the window's
-normalised picture was no longer the card's, and a ten of hearts read as a six (the right card
-was not even among the four the full match weighs).  So each face's two plain views are also kept
+across and a corner 36 mm tall: one end of the corner keeps more of its ink than the other, the
+window's normalised picture is no longer the card's, and a ten of hearts read as a four (the ten
+was not even among the four cards the full match weighs).  So each face's two plain views are also kept
 washed by a few ramps of ``g`` along and across the corner; a weak corner is matched again with
 them beside the sharp templates (``FineMatch._through_glare``), and a plain corner, which a ramp
 only flatters a little, keeps its reading.
