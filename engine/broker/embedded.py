@@ -239,7 +239,15 @@ async def shutdown(broker: Any, timeout: float = 3.0) -> None:
     persistent session and queued messages); a broker that will not stop would hang the
     demo and the tests.  So: ask nicely for ``timeout`` seconds, then abort every client
     connection and close the listeners.
+
+    The listeners close first: amqtt closes them last, after dropping every session, and a
+    client that reconnects at once lands on the dying broker, whose Will then says the device
+    went offline (a shoe "offline" prompt on a mere broker restart, seen in CI).
     """
+    for server in list(getattr(broker, "_servers", {}).values()):
+        instance = getattr(server, "instance", None)
+        if instance is not None:
+            instance.close()
     try:
         await asyncio.wait_for(broker.shutdown(), timeout)
     except Exception as exc:  # includes TimeoutError
