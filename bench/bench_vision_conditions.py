@@ -23,6 +23,9 @@ is for tuning (only counts are printed, never a picture or a card's name).
   as much) across one up card of the seat, before the camera's noise and JPEG.
 * **Blur**: out of focus (Gaussian, sigma 2 px) and motion blur (a 9 px line at any angle),
   before the camera's noise and JPEG.
+  Through the tracker (3 stable frames, the first method): the still table for 8 frames, the camera
+  shaken (the motion-blurred frame) for 8, still again; whether the published view changes at all
+  (it must not: ``Tracker.shake_frames``), and the same with no hold for comparison.
 * **720p**: the same table seen by a 1280x720 camera (rendered at that size, calibrated from its
   markers).
 * **JPEG**: the camera's stream at quality 70 and at 40 (instead of the 60-92 drawn).
@@ -203,7 +206,8 @@ def main() -> int:
     totals = {k: 0 for k in ("chip_untouched", "chip_untouched_right", "chip_untouched_base", "chipped", "chipped_read",
                              "hand_untouched", "hand_untouched_same", "hand_covered", "hand_covered_same",
                              "hand_passes", "hand_passes_unchanged", "chip_down", "chip_down_base", "chip_down_right",
-                             "chip_side", "chip_side_base", "chip_side_right")}
+                             "chip_side", "chip_side_base", "chip_side_right", "shake_passes", "shake_passes_unchanged",
+                             "shake_unheld_unchanged")}
     base_score = {m: Score() for m in methods}
     whole = {(name, m): Score() for name in ("plain", *WHOLE) for m in methods}
     causes = {(name, m): Counter[str]() for name in ("plain", *WHOLE) for m in methods}
@@ -306,6 +310,20 @@ def main() -> int:
                     dets = dm.detect(cond.image)
                     whole[name, m].add(score_scene(cond, dets))
                     causes[name, m].update(_causes(cond, dets, dm.last_candidates))
+                if name == "motion9" and calib is not None:
+                    # through the tracker (3 stable frames): the still table, the camera shaken for 8
+                    # frames, still again; held (the default) and with no hold (shake_frames=0)
+                    cal_still = calibrate(scene.image, scene.layout)
+                    for hold, key in ((Tracker.shake_frames, "shake_passes_unchanged"), (0, "shake_unheld_unchanged")):
+                        d = _street(Detector(model, cal_still, reuse=True, params=_params(methods[0])))
+                        tracker = Tracker(scene.layout, 3, shake_frames=hold)
+                        views = []
+                        for f in range(24):
+                            obs = tracker.update(f, d.detect(cond.image if 8 <= f < 16 else scene.image), f / 12,
+                                                 d.occluders, d.shaken)
+                            views.append(obs.seats)
+                        totals[key] += all(v == views[7] for v in views[7:])
+                    totals["shake_passes"] += 1
         print(f"  {deck:20s} done", flush=True)
     t = totals
     print(f"load average: {os.getloadavg()[0]:.2f}; enrollment {np.mean(enroll_s):.1f} s CPU a deck (mean of {len(enroll_s)})")
@@ -327,6 +345,10 @@ def main() -> int:
         if name in only:
             for m in methods:
                 print(f"[{m}] {LABELS[name]}: {_line(whole[name, m])}")
+    if "motion9" in only:
+        print(f"the camera shaken for 8 frames (9 px of motion blur) on a still table: published view unchanged "
+              f"{t['shake_passes_unchanged']}/{t['shake_passes']} (with no hold, shake_frames=0: "
+              f"{t['shake_unheld_unchanged']}/{t['shake_passes']})")
     if args.causes:
         print("up cards wrong, by cause:")
         for name in ("plain", *WHOLE):

@@ -206,7 +206,7 @@ class VisionCore:
         if self.expect_state:
             self._tell_phase(timestamp)
         detections = self.detector.detect(image)
-        obs = self.tracker.update(self.frames, detections, timestamp, self.detector.occluders)
+        obs = self.tracker.update(self.frames, detections, timestamp, self.detector.occluders, self.detector.shaken)
         self.last = obs
         if obs.changed or obs.irregular_changed or self.frames % self.heartbeat_frames == 1 or self.heartbeat_frames == 1:
             self.publish(

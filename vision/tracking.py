@@ -12,7 +12,11 @@ reported as changed.  Anything shorter is flicker and is forgotten, so a hand
 that passes over the cards (hiding some, merging others into one odd blob for
 a few frames) changes nothing.  While a big non-card blob (a hand, an arm)
 covers a seat zone the seat's candidate is frozen outright, so even a slow hand
-does not count.  Irregular things (a card off the felt, a card half turned)
+does not count.  A frame the camera's shake smeared (the detector judges it, see
+``Detector.shaken``) is held the same way for the whole table: a shaken corner misreads
+a six as an eight, and a bump on the table lasts a fraction of a second; only a camera
+that keeps shaking for ``shake_frames`` frames running is read through its blur.
+Irregular things (a card off the felt, a card half turned)
 are debounced the same way, as one set for the table.
 
 The tracker never reads a clock: the edge passes each frame's timestamp, from
@@ -106,21 +110,27 @@ class Tracker:
     """Debounces raw per-frame views into stable observations.
 
     ``stable_frames``: how many consecutive frames a new view must hold before it
-    is believed (at 30 fps, 5 frames is a sixth of a second).
+    is believed (at 30 fps, 5 frames is a sixth of a second).  ``shake_frames``: how many
+    shaken frames running are held (at 12 fps, 24 frames are two seconds); past them a
+    camera that keeps shaking is read as it is (its view then waits for nothing else).
     """
 
     layout: TableLayout
     stable_frames: int = 5
+    shake_frames: int = 24
     _seats: dict[int, _SeatState] = field(default_factory=dict)
     _irr_stable: list[Irregular] = field(default_factory=list)
     _irr_candidate: list[Irregular] | None = None
     _irr_count: int = 0
     _last_t: float | None = None
     _fps: float = 0.0
+    _shaken_run: int = 0
 
     def __post_init__(self) -> None:
         if self.stable_frames < 1:
             raise ValueError(f"stable_frames must be at least 1, got {self.stable_frames}")
+        if self.shake_frames < 0:
+            raise ValueError(f"shake_frames must be 0 or more, got {self.shake_frames}")
         self._seats = {n: _SeatState() for n in self.layout.seats}
 
     def occluded_seats(self, occluders: Iterable[np.ndarray]) -> set[int]:
@@ -137,15 +147,20 @@ class Tracker:
         return out
 
     def update(
-        self, frame: int, detections: Iterable[Detection], timestamp: float, occluders: Iterable[np.ndarray] = ()
+        self, frame: int, detections: Iterable[Detection], timestamp: float, occluders: Iterable[np.ndarray] = (),
+        shaken: bool = False,
     ) -> Observation:
-        """Feed one frame; get the stable view, with the seats that changed on this frame."""
+        """Feed one frame; get the stable view, with the seats that changed on this frame.
+        ``shaken``: the detector judged the frame smeared by the camera's shake."""
         if self._last_t is not None and timestamp > self._last_t:
             inst = 1.0 / (timestamp - self._last_t)
             self._fps = inst if self._fps == 0 else 0.9 * self._fps + 0.1 * inst
         self._last_t = timestamp
         seats, irregular = raw_view(self.layout, detections)
         hidden = self.occluded_seats(occluders)
+        self._shaken_run = self._shaken_run + 1 if shaken else 0
+        if 0 < self._shaken_run <= self.shake_frames:
+            hidden = set(self._seats)  # the camera shook: hold the whole table as it was
         changed: list[int] = []
         for n, st in self._seats.items():
             if n in hidden:

@@ -9,6 +9,7 @@ import pytest
 from engine import wire
 from tests.vision.decks import enrolled
 from vision.calibration import calibrate
+from vision.conditions import motion_blur
 from vision.detect import Detection, Detector
 from vision.layout import default_layout
 from vision.scene import FaceSet, render_scene
@@ -76,6 +77,30 @@ def test_occluded_seat_is_held_however_long_the_hand_stays() -> None:
         assert obs.changed == [] and obs.seats[4] == (("9s",), 0)
 
 
+def test_a_shaken_camera_is_held_then_read_once_the_shake_outlasts_shake_frames() -> None:
+    """A bump on the table smears a few frames: what they show changes nothing published, at any
+    seat, however many frames running it holds, up to ``shake_frames``; a camera that keeps shaking
+    is read as it is after that (and the change still waits ``stable_frames``)."""
+    tr = Tracker(LAYOUT, stable_frames=2, shake_frames=6)
+    base = [_card(1, 0, "Ah"), _card(3, 0, "9s")]
+    smeared = [_card(1, 0, "Ac"), _card(3, 0, "8s"), _card(4, 0, "7d")]  # what a shaken frame might read
+    for i in range(3):
+        tr.update(i, base, i)
+    for i in range(3, 9):  # six shaken frames: held
+        obs = tr.update(i, smeared, i, shaken=True)
+        assert obs.changed == [] and obs.seats == {1: (("Ah",), 0), 3: (("9s",), 0)}
+    # A sharp frame ends the shake; the seats' candidates were never fed by the smeared frames.
+    assert tr.update(9, base, 9).changed == []
+    for i in range(10, 16):
+        assert tr.update(i, smeared, i, shaken=True).changed == []
+    # Still shaking past shake_frames: read through the blur, once it holds stable_frames.
+    assert tr.update(16, smeared, 16, shaken=True).changed == []
+    obs = tr.update(17, smeared, 17, shaken=True)
+    assert obs.changed == [1, 3, 4] and obs.seats[4] == (("7d",), 0)
+    with pytest.raises(ValueError, match="shake_frames must be 0 or more, got -1"):
+        Tracker(LAYOUT, shake_frames=-1)
+
+
 def test_observation_is_a_valid_wire_message() -> None:
     tr = Tracker(LAYOUT, stable_frames=1)
     obs = tr.update(7, [_card(1, 0, "Ah"), _card(1, 30, None, False, blob=2, forward=-60)], 0.0)
@@ -113,3 +138,40 @@ def test_a_hand_over_real_frames_is_not_a_change(faces_dir) -> None:
     assert obs is not None
     assert {n: v for n, v in obs.seats.items()} == truth
     assert all(c == [] for c in changes[5:])  # only the first settling counts as a change
+
+
+def test_a_shaken_camera_over_real_frames_publishes_nothing_it_smeared(faces_dir) -> None:
+    """Rendered frames, real detector: a still table, then the camera shakes (9 px of motion blur) while
+    the felt shows another table.  The detector says each smeared frame is shaken; the tracker holds
+    the first table through the shake (without the hold the second table's smeared reading would be
+    published: it differs), then reads the second table once the camera is sharp again."""
+    d = faces_dir("anglo")
+    model = enrolled(d)
+    fs = FaceSet.load(d)
+    still = render_scene(fs, 80002, seats=4, street=5, all_active=True, close_up=False, off_felt=False,
+                         half_turned=False)
+    other = render_scene(fs, 80003, seats=4, street=5, all_active=True, close_up=False, off_felt=False,
+                         half_turned=False, optics=lambda s: motion_blur(s.image, 9.0, 30.0))
+    sharp_other = render_scene(fs, 80003, seats=4, street=5, all_active=True, close_up=False, off_felt=False,
+                               half_turned=False)
+    det = Detector(model, calibrate(still.image, still.layout), reuse=True)
+    # (each rendered table has its own camera pose: the other table's frames are read through their own
+    # calibration, into the same table millimetres; reuse, as the service: a smeared frame that repeats
+    # is kept from memory, and stays shaken)
+    det_b = Detector(model, calibrate(sharp_other.image, sharp_other.layout), reuse=True)
+    assert sharp_other.layout == still.layout
+    tr = Tracker(still.layout, stable_frames=3)
+    truth = {n: (tuple(v["up"]), v["down"]) for n, v in still.seats().items()}
+    for i in range(4):
+        obs = tr.update(i, det.detect(still.image), i / 12, det.occluders, det.shaken)
+        assert not det.shaken
+    assert obs.seats == truth
+    smeared_view, _ = raw_view(still.layout, det_b.detect(other.image))
+    assert det_b.shaken and smeared_view != obs.seats
+    for i in range(4, 12):
+        obs = tr.update(i, det_b.detect(other.image), i / 12, det_b.occluders, det_b.shaken)
+        assert det_b.shaken and obs.changed == [] and obs.seats == truth
+    for i in range(12, 15):
+        obs = tr.update(i, det_b.detect(sharp_other.image), i / 12, det_b.occluders, det_b.shaken)
+    assert not det_b.shaken
+    assert obs.seats == {n: (tuple(v["up"]), v["down"]) for n, v in sharp_other.seats().items()}

@@ -137,6 +137,7 @@ class Detector(BlobStage, StripStage, DiscriminantStage, UniqueStage):
         self.occluders: list[np.ndarray] = []
         self._kept_labels = set()
         self._blurred_last = None
+        self.shaken = False
         self.last_candidates: dict[int, np.ndarray] = {}
 
     def _bank_setup(self, first: int, make: Callable[[np.ndarray], np.ndarray], k: int) -> tuple[np.ndarray, np.ndarray]:
@@ -174,7 +175,9 @@ class Detector(BlobStage, StripStage, DiscriminantStage, UniqueStage):
         out.extend(self._tabled_rows(frame, self._read_rows(rows)))
         out = self._tabled_unique(out)
         if self.reuse:
-            for b, (geo, look) in fresh.items():
+            # (a frame the camera's shake smeared is not remembered: its readings are the blur's, and the
+            # sharp frames after it must be read afresh, not matched to it and kept)
+            for b, (geo, look) in fresh.items() if not self.shaken else ():
                 memory.append((geo, look, [d for d in out if root.get(d.blob) == b], occluded.get(b, [])))
             self._memory = memory
         return out

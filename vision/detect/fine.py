@@ -15,6 +15,7 @@ import math
 import numpy as np
 
 from vision.deck import BACK, CARD_W, STRIP_H, STRIP_W, STRIP_X0, RawWindows, centred
+from vision.detect import optics
 from vision.detect.model import Job, Key, Reading, Reads, Row, Tables
 from vision.detect.state import DetectorState
 from vision.window_match import gather_windows, window_scores
@@ -337,14 +338,22 @@ class FineMatch(DetectorState):
         A sharp row gains nothing from a blurred template (measured: -0.06 to +0.02 on rows that
         read 0.9 and better), a blurred one 0.05-0.1 from the right kernel."""
         self._sharp_reads = {}
+        self.shaken = False
         if not self._optic_full:
             return
         probe = [job._replace(views=self._wide_views(job.way, reads[job.key]))
                  for job in jobs if reads[job.key].label != BACK]
         if not probe:
-            return
+            return  # (nothing read afresh: the blobs kept are sharp frames' (a shaken one is not kept))
         if len(probe) >= self.p.optics_sample or not self.reuse or self._blurred_last is None:
-            self._blurred_last = self._frame_blurred(probe, reads)
+            self._blurred_last, self.shaken = self._frame_blurred(probe, reads)
+        else:
+            # (a few blobs read afresh beside the kept ones: the camera's blur is as last judged, but
+            # whether it shook is what these few say: a card just dealt after a shake is not held.  At
+            # a row's gain, optics_gain: measured one card at a time on the frame probes' best cards,
+            # six tuning decks, 108 cards each: sharp and JPEG 40 frames 0 taken for shaken, 9 px of
+            # motion blur 0.954; at optics_frame_gain 0.009 and 0.991)
+            self.shaken = self._frame_blurred(probe, reads, self.p.optics_gain)[1]
         # (fewer fresh corners than the sample, the rest of the table's blobs kept from earlier frames:
         # too few to say what the camera does, and a blob read afresh alone (a hand just gone) must be
         # read as the camera was judged last, not as its three corners happen to say)
@@ -414,14 +423,18 @@ class FineMatch(DetectorState):
         got = self._refine_batch(jobs, xs=self.p.wide_dx, shortlist=ways, tables=self._optic_probe)
         return np.array([got[job.key].total for job in jobs])
 
-    def _frame_blurred(self, probe: list[Job], reads: Reads) -> bool:
+    def _frame_blurred(self, probe: list[Job], reads: Reads, gain: float | None = None) -> tuple[bool, bool]:
         """Whether the frame is worth the rows' optics probe: blur is the camera's (its focus, its
         resolution, its shake), so the frame's best-read corners say it.  The ``optics_sample``
         best are probed; a kernel must fit them better than the sharp templates by
         ``optics_frame_gain`` at the median.  Measured on six tuning decks (18 frames each):
         sharp and JPEG 40 frames -0.08 to +0.008, motion blur 9 px +0.05 to +0.12, Gaussian
         sigma 2 +0.035 to +0.095, 720p -0.06 to +0.034; so a sharp frame costs one small match
-        instead of the whole probe."""
+        instead of the whole probe.  Second: whether the camera shook (a motion kernel, not the
+        defocus, fits them best at the median): the tracker holds the table through a shake.
+        ``gain``: instead of ``optics_frame_gain``."""
         sample = sorted(probe, key=lambda job: -reads[job.key].score)[: self.p.optics_sample]
         sc = self._optics_probe(sample, reads)
-        return float(np.median(sc[:, 1:].max(axis=1) - sc[:, 0])) >= self.p.optics_frame_gain
+        gains = sc[:, 1:] - sc[:, :1]
+        blurred = float(np.median(gains.max(axis=1))) >= (self.p.optics_frame_gain if gain is None else gain)
+        return blurred, blurred and optics.KERNELS[int(np.argmax(np.median(gains, axis=0)))][0].startswith("motion")

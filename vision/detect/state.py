@@ -75,5 +75,8 @@ class DetectorState:
     _kept_labels: set[int]
     reuse: bool  # blobs unchanged since the last frame keep their cards (a tracked camera's stream)
     _blurred_last: bool | None  # the last judgement of whether the camera blurs (step 4's optics), None before one
+    #: Whether the last frame was judged smeared by motion (the camera shook; vision.tracking holds the
+    #: table's published view through a shake)
+    shaken: bool
     _row_outlines: dict[int, np.ndarray]  # the frame's row blobs' outlines (table mm), by blob
     _tabled_ids: set[int]  # ids of the frame's detections read as tabled cards
