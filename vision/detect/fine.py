@@ -353,7 +353,7 @@ class FineMatch(DetectorState):
             # a row's gain, optics_gain: measured one card at a time on the frame probes' best cards,
             # six tuning decks, 108 cards each: sharp and JPEG 40 frames 0 taken for shaken, 9 px of
             # motion blur 0.954; at optics_frame_gain 0.009 and 0.991)
-            self.shaken = self._frame_blurred(probe, reads, self.p.optics_gain)[1]
+            self.shaken = self._camera_shook(probe, reads)
         # (fewer fresh corners than the sample, the rest of the table's blobs kept from earlier frames:
         # too few to say what the camera does, and a blob read afresh alone (a hand just gone) must be
         # read as the camera was judged last, not as its three corners happen to say)
@@ -423,7 +423,7 @@ class FineMatch(DetectorState):
         got = self._refine_batch(jobs, xs=self.p.wide_dx, shortlist=ways, tables=self._optic_probe)
         return np.array([got[job.key].total for job in jobs])
 
-    def _frame_blurred(self, probe: list[Job], reads: Reads, gain: float | None = None) -> tuple[bool, bool]:
+    def _frame_blurred(self, probe: list[Job], reads: Reads) -> tuple[bool, bool]:
         """Whether the frame is worth the rows' optics probe: blur is the camera's (its focus, its
         resolution, its shake), so the frame's best-read corners say it.  The ``optics_sample``
         best are probed; a kernel must fit them better than the sharp templates by
@@ -431,10 +431,26 @@ class FineMatch(DetectorState):
         sharp and JPEG 40 frames -0.08 to +0.008, motion blur 9 px +0.05 to +0.12, Gaussian
         sigma 2 +0.035 to +0.095, 720p -0.06 to +0.034; so a sharp frame costs one small match
         instead of the whole probe.  Second: whether the camera shook (a motion kernel, not the
-        defocus, fits them best at the median): the tracker holds the table through a shake.
-        ``gain``: instead of ``optics_frame_gain``."""
+        defocus, fits them best at the median): the tracker holds the table through a shake."""
+        gains = self._kernel_gains(probe, reads)
+        blurred = float(np.median(gains.max(axis=1))) >= self.p.optics_frame_gain
+        return blurred, blurred and _motion_fits_best(gains)
+
+    def _camera_shook(self, probe: list[Job], reads: Reads) -> bool:
+        """Whether a few corners read afresh say the camera shook: a motion kernel fits them best, and
+        ``optics_gain`` better than the sharp templates at the median (see :meth:`_through_optics`)."""
+        gains = self._kernel_gains(probe, reads)
+        return float(np.median(gains.max(axis=1))) >= self.p.optics_gain and _motion_fits_best(gains)
+
+    def _kernel_gains(self, probe: list[Job], reads: Reads) -> np.ndarray:
+        """How much better each of the ``optics_sample`` best-read corners of ``probe`` matches its card
+        through each kernel of the optics bank than sharp: (cards, kernels)."""
         sample = sorted(probe, key=lambda job: -reads[job.key].score)[: self.p.optics_sample]
         sc = self._optics_probe(sample, reads)
-        gains = sc[:, 1:] - sc[:, :1]
-        blurred = float(np.median(gains.max(axis=1))) >= (self.p.optics_frame_gain if gain is None else gain)
-        return blurred, blurred and optics.KERNELS[int(np.argmax(np.median(gains, axis=0)))][0].startswith("motion")
+        out: np.ndarray = sc[:, 1:] - sc[:, :1]
+        return out
+
+
+def _motion_fits_best(gains: np.ndarray) -> bool:
+    """Whether the kernel that fits the corners best at the median is a motion smear (not the defocus)."""
+    return optics.KERNELS[int(np.argmax(np.median(gains, axis=0)))][0].startswith("motion")

@@ -6,7 +6,7 @@ amount: a blurred 8 can correlate better with a sharp 6 than with a sharp 8, so 
 falls out of the shortlist or behind a neighbour (issue #22: motion blur of 9 px and a 720p
 camera).  The matched filter for a blurred corner is the template through the same optics, so
 each card's two plain views are also blurred by a small bank of kernels at the template's scale:
-a defocus and a motion smear of two lengths at four angles (a row is cut out along its own direction, so the
+a defocus and a motion smear at four angles (a row is cut out along its own direction, so the
 motion's angle in the crop is any; four angles leave it at most 22.5 degrees off).  A row's
 read corners say whether it is blurred and how (one kernel fits them clearly better than the
 sharp templates: ``DetectParams.optics_gain``); only such a row is matched again with that
@@ -25,14 +25,13 @@ from vision.corner import STRIP_H, STRIP_W, STRIP_X0, STRIP_Y0
 
 
 #: (name, kernel) at the template scale (64 px a card): a 9 px smear of a 70-100 px camera card is
-#: 6-8 template px, of a smaller card more; 720p shows a card 43-65 px, which the crop upsamples to
-#: 64 (a soft corner).  Two smear lengths, 6 and 9 px (session 20, tuning decks under 9 px of motion
-#: blur: 480 -> 486 of 551 up cards on seed 81000, 592 -> 600 of 646 on seed 83000; out of focus 618 ->
-#: 615 there; eight angles of one length instead: 483 of 551)
+#: 6-8 template px; 720p shows a card 43-65 px, which the crop upsamples to 64 (a soft corner).
+#: (Session 20: smears of 6 and 9 px, or eight angles, read a few more tuning cards under motion blur
+#: and none more held out: not kept; docs/vision.md)
 def _bank() -> tuple[tuple[str, np.ndarray], ...]:
     g = cv2.getGaussianKernel(9, 1.4)
     out: list[tuple[str, np.ndarray]] = [("defocus 1.4", (g @ g.T).astype(np.float32))]
-    out += [(f"motion {n} at {a}", motion_kernel(float(n), float(a))) for n in (6, 9) for a in (0, 45, 90, 135)]
+    out += [(f"motion 6 at {a}", motion_kernel(6.0, float(a))) for a in (0, 45, 90, 135)]
     return tuple(out)
 
 
