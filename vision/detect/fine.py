@@ -345,6 +345,9 @@ class FineMatch(DetectorState):
                  for job in jobs if reads[job.key].label != BACK]
         if not probe:
             return  # (nothing read afresh: the blobs kept are sharp frames' (a shaken one is not kept))
+        # (fewer fresh corners than the sample, the rest of the table's blobs kept from earlier frames:
+        # too few to say what the camera does, and a blob read afresh alone (a hand just gone) must be
+        # read as the camera was judged last, not as its three corners happen to say)
         if len(probe) >= self.p.optics_sample or not self.reuse or self._blurred_last is None:
             self._blurred_last, self.shaken = self._frame_blurred(probe, reads)
         else:
@@ -354,9 +357,6 @@ class FineMatch(DetectorState):
             # six tuning decks, 108 cards each: sharp and JPEG 40 frames 0 taken for shaken, 9 px of
             # motion blur 0.954; at optics_frame_gain 0.009 and 0.991)
             self.shaken = self._camera_shook(probe, reads)
-        # (fewer fresh corners than the sample, the rest of the table's blobs kept from earlier frames:
-        # too few to say what the camera does, and a blob read afresh alone (a hand just gone) must be
-        # read as the camera was judged last, not as its three corners happen to say)
         if not self._blurred_last:
             return
         rows: dict[int, list[int]] = {}
