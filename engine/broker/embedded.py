@@ -237,8 +237,8 @@ async def shutdown(broker: Any, timeout: float = 3.0) -> None:
 
     amqtt 0.12's ``shutdown`` sometimes waits for ever on a session's handler (seen with a
     persistent session and queued messages); a broker that will not stop would hang the
-    demo and the tests.  So: ask nicely for ``timeout`` seconds, then abort every client
-    connection and close the listeners.
+    demo and the tests.  So: close the listeners, ask nicely for ``timeout`` seconds, then
+    abort every client connection.
 
     The listeners close first: amqtt closes them last, after dropping every session, and a
     client that reconnects at once lands on the dying broker, whose Will then says the device
@@ -255,10 +255,6 @@ async def shutdown(broker: Any, timeout: float = 3.0) -> None:
     for writer in list(getattr(broker, "studtable_writers", ())):
         with contextlib.suppress(Exception):
             writer.transport.abort()
-    for server in list(getattr(broker, "_servers", {}).values()):
-        instance = getattr(server, "instance", None)
-        if instance is not None:
-            instance.close()
 
 
 async def serve(
