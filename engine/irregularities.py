@@ -61,7 +61,9 @@ RULES: Final[tuple[Rule, ...]] = (
         "001 stud 5; 002 8.1; 000 stud 1",
         "First or second hole card dealt face up",
         "detected",
-        "the camera sees a card face up at a seat where the deal called for a down card, or the dealer reports it",
+        "the camera sees a card face up at a seat where the deal called for a down card (one more up card and one "
+        "fewer down than the shoe dealt it: a view with the shoe's own counts that names a hole card is the camera "
+        "misreading an up card), or the dealer reports it",
         "Seat {seat}'s hole card was dealt face up. Deal seat {seat}'s third card face down. If the exposed card is "
         "the low card, the player to the left acts first and may fold, bring in or complete.",
         (CONFIRM,),

@@ -11,7 +11,7 @@ from engine.cards import UNKNOWN, Card
 from engine.events import CardBurned
 from engine.floor.prompts import BURN_PROBLEMS, FloorOutputs
 from engine.floor.state import FloorState
-from engine.hand import Hand, Phase, Street
+from engine.hand import Hand, Phase, SeatState, Street
 from engine.inputs import CameraView, Irregular, SeatSeen
 
 
@@ -99,8 +99,7 @@ class CameraMixin(FloorState):
             if seat in two_exposed:
                 continue  # RRoP 3.2(b): the misdeal prompt covers it
             up_seen = list(seen.up)
-            known_down = {c for c in s.down if c.known}
-            exposed = [c for c in up_seen if c in known_down]
+            exposed = _exposed(s, seen)
             if exposed:
                 # The shoe dealt it down; the camera sees it face up.
                 key = (hand.hand_id, "exposed", seat, str(exposed[0]))
@@ -197,8 +196,7 @@ class CameraMixin(FloorState):
             s = in_hand.get(seat)
             if s is None or len(s.cards) > 3:
                 continue
-            known_down = {c for c in s.down if c.known}
-            exposed = [str(c) for c in seen.up if c in known_down]
+            exposed = [str(c) for c in _exposed(s, seen)]
             if exposed and (hand.hand_id, "exposed", seat, exposed[0]) not in self.camera_raised:
                 new[seat] = exposed
         before = {k[2] for k in self.camera_raised if k[0] == hand.hand_id and k[1] == "exposed"}
@@ -225,3 +223,19 @@ class CameraMixin(FloorState):
             return None
         shift = order.index(seat) - cards.index(seen)
         return {1: 0, -1: 2}.get(shift)
+
+
+def _exposed(s: SeatState, seen: SeatSeen) -> list[Card]:
+    """The hole cards the shoe dealt this seat that the camera sees face up (RRoP stud 5; 002 8.1).
+
+    Why the counts: a card dealt down that lies face up is one more up card and one fewer down card
+    than the shoe dealt the seat.  A view with exactly the shoe's counts that reads one of the up
+    cards as a hole card is the camera misreading that up card (a worn index, glare: the camera's
+    reading is a check on the shoe's tag, not the truth), and a hole card named on the dealer's
+    screen for it would tell the table what the seat holds and stop the hand for a misdeal prompt
+    that is not one.  A view that lags the shoe (a card not yet seen) has other counts and is read
+    as before."""
+    known_down = {c for c in s.down if c.known}
+    if len(seen.up) == s.n_up and seen.down == s.n_down:
+        return []
+    return [c for c in seen.up if c in known_down]
