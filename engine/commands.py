@@ -229,6 +229,8 @@ def _engine(args: argparse.Namespace) -> int:
     store = open_store_or_explain(config.store, config.table, args.config, "store.url")
     store.close()
     service = EngineService(config)
+    from engine.procs import wait_for
+
     stop = threading.Event()
     signal.signal(signal.SIGTERM, lambda *_: stop.set())
     try:
@@ -248,7 +250,7 @@ def _engine(args: argparse.Namespace) -> int:
         raise
     print(f"engine for table {config.table}: {service.replayed} inputs replayed; store {config.store}", flush=True)
     with contextlib.suppress(KeyboardInterrupt):
-        stop.wait()
+        wait_for(stop)
     service.stop()
     return 0
 
@@ -288,11 +290,13 @@ def _recorder(args: argparse.Namespace) -> int:
         raise ConfigFileError(where, "broker" if where else "--broker",
                               f"no broker answers at {host}:{port} with the recorder's login within 10 s",
                               "start the broker or fix the address and the credentials folder") from None
+    from engine.procs import wait_for
+
     stop = threading.Event()
     signal.signal(signal.SIGTERM, lambda *_: stop.set())
     print(f"recorder on {host}:{port}, store {settings['store']}", flush=True)
     with contextlib.suppress(KeyboardInterrupt):
-        stop.wait()
+        wait_for(stop)
     rec.stop()
     print(json.dumps(vars(rec.stats)))
     return 0

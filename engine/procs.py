@@ -9,6 +9,7 @@ One helper for every place that runs a ``studtable`` service, a broker or a came
   embedded broker); every service is built to survive SIGKILL (inputs are durable before acked).
 * ``stop(proc)`` asks with SIGTERM, waits, then SIGKILLs; ``kill(proc)`` is the SIGKILL alone.
 * ``die_with_parent()`` is the same PDEATHSIG for a child started another way (multiprocessing).
+* ``wait_for(stop)`` is a service's main thread waiting for its SIGTERM handler's event.
 * ``scratch_dir(prefix)`` makes a private temporary folder with the owner's pid in it, and removes
   the folders of earlier owners that died without cleaning up (an abort, a SIGKILL).
 
@@ -25,6 +26,7 @@ import signal
 import subprocess
 import sys
 import tempfile
+import threading
 from collections.abc import Sequence
 from pathlib import Path
 
@@ -114,3 +116,15 @@ def scratch_dir(prefix: str, root: Path | None = None) -> Path:
     d = Path(tempfile.mkdtemp(prefix=prefix, dir=root))
     (d / OWNER_FILE).write_text(f"{os.getpid()}\n")
     return d
+
+
+def wait_for(stop: threading.Event) -> None:
+    """Block until ``stop`` is set (by a SIGTERM handler), waking twice a second.
+
+    Why: the kernel may hand a process's SIGTERM to any of its threads (paho's, the serial
+    reader's); that only marks the signal pending, and its Python handler runs when the main
+    thread next runs bytecode.  A main thread blocked in an untimed ``Event.wait`` never does: a
+    shoe bridge told to stop kept running for good (CI, tests/e2e/test_bridge_publish.py).
+    """
+    while not stop.wait(0.5):
+        pass

@@ -263,10 +263,12 @@ def _bridge(args: argparse.Namespace) -> int:
     bridge.start()
     if publisher is not None:
         threading.Thread(target=_report_broker, args=(publisher, cfg.broker), daemon=True).start()
+    from engine.procs import wait_for
+
     stop = threading.Event()
     signal.signal(signal.SIGTERM, lambda *_: stop.set())
     try:
-        stop.wait()
+        wait_for(stop)
     except KeyboardInterrupt:
         pass
     finally:

@@ -235,7 +235,7 @@ def _exposed(s: SeatState, seen: SeatSeen) -> list[Card]:
     screen for it would tell the table what the seat holds and stop the hand for a misdeal prompt
     that is not one.  A view that lags the shoe (a card not yet seen) has other counts and is read
     as before."""
-    known_down = {c for c in s.down if c.known}
     if len(seen.up) == s.n_up and seen.down == s.n_down:
         return []
+    known_down = {c for c in s.down if c.known}
     return [c for c in seen.up if c in known_down]
