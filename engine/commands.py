@@ -207,11 +207,9 @@ def _history_export(args: argparse.Namespace) -> int:
 
 
 def _engine(args: argparse.Namespace) -> int:
-    import signal
-    import threading
-
     from engine.bus import BusError
     from engine.configfile import ConfigFileError
+    from engine.procs import on_sigterm, wait_for
     from engine.service import EngineConfig, EngineService, ServiceConfigError
     from engine.store import StoreError
 
@@ -229,10 +227,7 @@ def _engine(args: argparse.Namespace) -> int:
     store = open_store_or_explain(config.store, config.table, args.config, "store.url")
     store.close()
     service = EngineService(config)
-    from engine.procs import wait_for
-
-    stop = threading.Event()
-    signal.signal(signal.SIGTERM, lambda *_: stop.set())
+    stop = on_sigterm()
     try:
         service.start()
     except BusError:
@@ -256,11 +251,9 @@ def _engine(args: argparse.Namespace) -> int:
 
 
 def _recorder(args: argparse.Namespace) -> int:
-    import signal
-    import threading
-
     from engine.bus import BusError
     from engine.configfile import ConfigFileError, broker_login, parse_host_port, read_config
+    from engine.procs import on_sigterm, wait_for
     from engine.recorder import Recorder
 
     settings: dict[str, Any] = {"broker": "127.0.0.1:1883", "config_dir": None, "store": None,
@@ -290,10 +283,7 @@ def _recorder(args: argparse.Namespace) -> int:
         raise ConfigFileError(where, "broker" if where else "--broker",
                               f"no broker answers at {host}:{port} with the recorder's login within 10 s",
                               "start the broker or fix the address and the credentials folder") from None
-    from engine.procs import wait_for
-
-    stop = threading.Event()
-    signal.signal(signal.SIGTERM, lambda *_: stop.set())
+    stop = on_sigterm()
     print(f"recorder on {host}:{port}, store {settings['store']}", flush=True)
     with contextlib.suppress(KeyboardInterrupt):
         wait_for(stop)

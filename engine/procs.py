@@ -9,7 +9,7 @@ One helper for every place that runs a ``studtable`` service, a broker or a came
   embedded broker); every service is built to survive SIGKILL (inputs are durable before acked).
 * ``stop(proc)`` asks with SIGTERM, waits, then SIGKILLs; ``kill(proc)`` is the SIGKILL alone.
 * ``die_with_parent()`` is the same PDEATHSIG for a child started another way (multiprocessing).
-* ``wait_for(stop)`` is a service's main thread waiting for its SIGTERM handler's event.
+* ``on_sigterm()`` is the event a service's SIGTERM sets, ``wait_for(stop)`` its main thread waiting for it.
 * ``scratch_dir(prefix)`` makes a private temporary folder with the owner's pid in it, and removes
   the folders of earlier owners that died without cleaning up (an abort, a SIGKILL).
 
@@ -116,6 +116,13 @@ def scratch_dir(prefix: str, root: Path | None = None) -> Path:
     d = Path(tempfile.mkdtemp(prefix=prefix, dir=root))
     (d / OWNER_FILE).write_text(f"{os.getpid()}\n")
     return d
+
+
+def on_sigterm() -> threading.Event:
+    """An event that SIGTERM sets (the handler installed now, in the main thread): a service stops cleanly."""
+    stop = threading.Event()
+    signal.signal(signal.SIGTERM, lambda *_: stop.set())
+    return stop
 
 
 def wait_for(stop: threading.Event) -> None:

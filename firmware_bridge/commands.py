@@ -5,7 +5,6 @@ from __future__ import annotations
 import argparse
 import json
 import logging
-import signal
 import sys
 import threading
 from pathlib import Path
@@ -220,6 +219,7 @@ def _shoe_sim(args: argparse.Namespace) -> int:
 def _bridge(args: argparse.Namespace) -> int:
     from engine import wire
     from engine.configfile import ConfigFileError
+    from engine.procs import on_sigterm, wait_for
     from firmware_bridge.bridge import BridgeConfig, BridgeCore, BusPublisher, SerialBridge, make_resolver
     from firmware_bridge.deck import DeckError
 
@@ -263,10 +263,7 @@ def _bridge(args: argparse.Namespace) -> int:
     bridge.start()
     if publisher is not None:
         threading.Thread(target=_report_broker, args=(publisher, cfg.broker), daemon=True).start()
-    from engine.procs import wait_for
-
-    stop = threading.Event()
-    signal.signal(signal.SIGTERM, lambda *_: stop.set())
+    stop = on_sigterm()
     try:
         wait_for(stop)
     except KeyboardInterrupt:

@@ -8,15 +8,14 @@ import textwrap
 
 import pytest
 
-#: A service's main loop in small: a SIGTERM handler sets an event the main thread waits on.  The
+#: A service's main loop in small: SIGTERM sets an event (``on_sigterm``) the main thread waits on.  The
 #: signal is sent to another thread (as the kernel may hand a process's SIGTERM to paho's or the
 #: serial reader's): only its C handler runs there, and the Python handler waits for the main thread.
 SERVICE = textwrap.dedent("""
     import signal, sys, threading
-    from engine.procs import wait_for
+    from engine.procs import on_sigterm, wait_for
 
-    stop = threading.Event()
-    signal.signal(signal.SIGTERM, lambda *_: stop.set())
+    stop = on_sigterm()
 
     def other_thread():
         threading.Event().wait(0.3)
