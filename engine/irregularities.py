@@ -168,8 +168,10 @@ RULES: Final[tuple[Rule, ...]] = (
         "001 stud 13; 000 stud 13",
         "Two burns or no burn",
         "detected",
-        "the camera sees an up card at a seat one draw before (no burn) or after (two burns) the card the shoe's "
-        "order gives it; on seventh street (down cards) the dealer reports it with burns = 0 or 2",
+        "the camera sees a seat's up card one draw before (no burn) or after (two burns) the card the shoe's "
+        "order gives it, and the neighbouring seat whose card that is shows another (one seat alone is taken for a "
+        "misreading; the burn card is never compared); on seventh street (down cards) the dealer reports it with "
+        "burns = 0 or 2",
         "The burn for {street} was {problem}. Correct the cards to their proper positions if possible.",
         (
             _o("corrected", "Corrected", "the cards were put in the shoe's order (burn first, then each seat in turn); "

@@ -98,7 +98,6 @@ class CameraMixin(FloorState):
                 continue
             if seat in two_exposed:
                 continue  # RRoP 3.2(b): the misdeal prompt covers it
-            up_seen = list(seen.up)
             exposed = _exposed(s, seen)
             if exposed:
                 # The shoe dealt it down; the camera sees it face up.
@@ -115,20 +114,15 @@ class CameraMixin(FloorState):
                     rule = "stud.allin-last-card-up" if s.stack == 0 else "stud.last-card-up"
                     self._open(rule, (seat,), out, card_code=str(exposed[0]))
                 continue
-            street = hand.street
-            if (
-                self.shoe_active
-                and Street.FOURTH <= street <= Street.SIXTH
-                and len(up_seen) > street
-                and (len(s.up) <= street or up_seen[street] != s.up[street])
-                and (hand.hand_id, street) not in self.burn_errors
-            ):
-                burns = self._burn_shift(hand, seat, up_seen[street])
-                if burns is not None:
-                    # RRoP stud 13: the camera sees the card one place off the shoe's order.
-                    self.burn_errors[(hand.hand_id, street)] = burns
-                    self._open("stud.burn-error", (seat,), out, burns=burns, problem=BURN_PROBLEMS[burns])
-                    return
+        street = hand.street
+        if self.shoe_active and Street.FOURTH <= street <= Street.SIXTH and (hand.hand_id, street) not in self.burn_errors:
+            found = self._burn_error(hand, inp.seats)
+            if found is not None:
+                # RRoP stud 13: the camera sees the street's cards one place off the shoe's order.
+                burns, seat = found
+                self.burn_errors[(hand.hand_id, street)] = burns
+                self._open("stud.burn-error", (seat,), out, burns=burns, problem=BURN_PROBLEMS[burns])
+                return
         if not self.shoe_active and hand.phase is Phase.DEALING:
             self._camera_deal(hand, {seen.seat: seen for seen in seats if seen.seat not in two_exposed}, out)
             common = next((i.card for i in irregular if i.kind == "common" and i.card not in (None, "??")), None)
@@ -209,20 +203,39 @@ class CameraMixin(FloorState):
         )
         return set(new)
 
-    def _burn_shift(self, hand: Hand, seat: int, seen: Card) -> int | None:
-        """RRoP stud 13: the burns the dealer really made on this street (0 or 2), judged from an up
-        card the camera sees at ``seat`` one draw before or after the one the shoe's order gives it."""
+    def _burn_error(self, hand: Hand, views: tuple[SeatSeen, ...]) -> tuple[int, int] | None:
+        """RRoP stud 13: the burns the dealer really made on this street (0 or 2) and the first seat
+        they moved, judged from the street's up cards at two seats next to each other in the deal.
+
+        Why two seats: a burn error moves every card after it, so a seat shows the card the shoe's
+        order gives its neighbour and the neighbour does not show it (a card lies in one place).
+        One seat alone is as likely a misreading that happens to name the neighbour's card (a worn
+        index, glare), and the prompt stops the hand.  The burn card itself is never compared: it is
+        hidden, and a forged camera could learn it from whether the prompt opens (DESIGN: trust
+        boundaries); a no-burn error is seen at the second seat instead, which shows the first
+        seat's card.  A seat counts only where its earlier up cards are the hand's (the camera may
+        show it before the shoe's draw reaches it, never the last hand's cards)."""
         draws = hand.street_draws()
         if not draws or not isinstance(draws[0], CardBurned):
             return None
-        cards = [ev.card for ev in draws]
-        if seen not in cards:
-            return None
-        order = [None] + [s.seat for s in hand.live_seats]
-        if seat not in order:
-            return None
-        shift = order.index(seat) - cards.index(seen)
-        return {1: 0, -1: 2}.get(shift)
+        street = hand.street
+        order = [s.seat for s in hand.live_seats]
+        shoe = [ev.card for ev in draws[1:]]  # the shoe's order: shoe[i] is order[i]'s card
+        seen_at: dict[int, Card | None] = {}
+        for view in views:
+            if view.seat in order and list(view.up[:street]) == hand.seat(view.seat).up[:street]:
+                seen_at[view.seat] = view.up[street] if len(view.up) > street else None
+        for i, seat in enumerate(order):
+            card = seen_at.get(seat)
+            if card is None or (i < len(shoe) and card == shoe[i]):
+                continue
+            if 1 <= i <= len(shoe) and card == shoe[i - 1]:
+                before = seen_at.get(order[i - 1])
+                if before is not None and before != shoe[i - 1]:
+                    return 0, order[i - 1]  # no burn: each card one seat late
+            if i + 1 < len(shoe) and card == shoe[i + 1] and order[i + 1] in seen_at and seen_at[order[i + 1]] != card:
+                return 2, seat  # two burns: each card one seat early
+        return None
 
 
 def _exposed(s: SeatState, seen: SeatSeen) -> list[Card]:

@@ -132,3 +132,22 @@ def test_a_shown_card_that_is_another_seats_down_card_is_not_named_or_ruled_on()
     out = a.handle({"kind": "show", "seat": 3})
     assert [p.rule.id for p in out.opened] == ["deck.duplicate-card"]
     assert "deuce of clubs" in out.opened[0].text
+
+
+def test_a_camera_view_does_not_tell_whether_a_card_is_the_burn() -> None:
+    # Decks A and D differ only in fifth street's burn (position 13 of DECK, dealt once every seat
+    # has its fourth-street card; 26 is never dealt three-handed).  A camera that shows seat 1
+    # with any card on fifth street must get the same public answer from both: a burn-error
+    # prompt that opened only when the card named is the burn would tell a forged camera the burn.
+    deck_d = DECK[:]
+    deck_d[13], deck_d[26] = DECK[26], DECK[13]
+    point = POINTS["fifth-street dealing"]
+    a, d = _play(DECK, point), _play(deck_d, point)
+    hand = a.table.hand
+    assert hand is not None and hand.burns[-1] == Card.parse(DECK[13])
+    assert d.table.hand is not None and d.table.hand.burns[-1] == Card.parse(DECK[26])
+    held = {s.seat: ([str(c) for c in s.up], len(s.down)) for s in hand.live_seats}
+    for code in sorted({DECK[13], DECK[26], *(str(c) for c in _secret(a) | _secret(d))}):
+        seats = {str(n): {"up": up + ([code] if n == 1 else []), "down": down} for n, (up, down) in held.items()}
+        view = {"kind": "camera", "seats": seats, "irregular": []}
+        assert _public(a, view) == _public(d, view), code
