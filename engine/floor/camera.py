@@ -8,7 +8,7 @@ shoe the camera's new cards are the deal.
 from __future__ import annotations
 
 from engine.cards import UNKNOWN, Card
-from engine.events import CardBurned
+from engine.events import CardBurned, CardDealt
 from engine.floor.prompts import BURN_PROBLEMS, FloorOutputs
 from engine.floor.state import FloorState
 from engine.hand import Hand, Phase, SeatState, Street
@@ -219,11 +219,16 @@ class CameraMixin(FloorState):
         if not draws or not isinstance(draws[0], CardBurned):
             return None
         street = hand.street
-        order = [s.seat for s in hand.live_seats]
-        shoe = [ev.card for ev in draws[1:]]  # the shoe's order: shoe[i] is order[i]'s card
+        # The street's deal as the shoe recorded it (a seat dealt and since folded keeps its place),
+        # then the seats still due a card: the shoe's card for order[i] is shoe[i].
+        dealt = [ev for ev in draws[1:] if isinstance(ev, CardDealt)]
+        order = [ev.seat for ev in dealt]
+        order += [s.seat for s in hand.live_seats if s.seat not in order]
+        shoe = [ev.card for ev in dealt]
+        live = {s.seat for s in hand.live_seats}
         seen_at: dict[int, Card | None] = {}
         for view in views:
-            if view.seat in order and list(view.up[:street]) == hand.seat(view.seat).up[:street]:
+            if view.seat in live and list(view.up[:street]) == hand.seat(view.seat).up[:street]:
                 seen_at[view.seat] = view.up[street] if len(view.up) > street else None
         for i, seat in enumerate(order):
             card = seen_at.get(seat)
