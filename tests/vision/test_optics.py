@@ -44,15 +44,18 @@ def test_every_kernel_keeps_the_light_and_softens_the_ink() -> None:
         assert steepest(strip) < 0.75 * steepest(raw), name
 
 
-@pytest.mark.parametrize(("deck", "seed", "condition", "code", "misread"), [
-    ("tigullio", 80002, "motion9", "5d", "7d"),
-    ("paris", 80002, "gauss2", "5d", "5h"),
+@pytest.mark.parametrize(("deck", "seed", "condition", "code"), [
+    ("tigullio", 80002, "motion9", "5d"),
+    ("paris", 80002, "gauss2", "5d"),
 ])
-def test_a_blurred_table_is_read_through_the_optics_bank(faces_dir, deck: str, seed: int, condition: str, code: str,
-                                                          misread: str) -> None:
+def test_a_blurred_table_is_read_through_the_optics_bank(faces_dir, deck: str, seed: int, condition: str,
+                                                          code: str) -> None:
     """A tuning deck's table under 9 px of motion blur or out of focus (the conditions bench's seeds):
     matched with sharp templates only, seat 1's first up card reads as another card; through the
-    optics bank (the default) it reads right, and no card of the frame reads worse."""
+    optics bank (the default) it reads right, and no card of the frame reads worse.
+
+    Which wrong card the sharp templates give is not asserted: it moves with the platform's pixels
+    (tigullio's 5d read 7d, then 5h with the same OpenCV 5.0 on a later machine, Qd with 5.1)."""
     directory = faces_dir(deck)
     model = enrolled(directory)
     optics: Optics = _motion(seed) if condition == "motion9" else (lambda s: gaussian_blur(s.image, 2.0))
@@ -68,7 +71,8 @@ def test_a_blurred_table_is_read_through_the_optics_bank(faces_dir, deck: str, s
 
     sharp_card, sharp_errors = read(replace(PARAMS, optics_gain=0))
     got, errors = read(PARAMS)
-    assert sharp_card == misread and got == code
+    assert sharp_card not in (None, code), sharp_card  # the case: misread without the bank
+    assert got == code
     assert errors < sharp_errors, (errors, sharp_errors)
 
 
