@@ -224,7 +224,7 @@ class CameraMixin(FloorState):
         dealt = [ev for ev in draws[1:] if isinstance(ev, CardDealt)]
         order = [ev.seat for ev in dealt]
         order += [s.seat for s in hand.live_seats if s.seat not in order]
-        shoe = [ev.card for ev in dealt]
+        shoe = [ev.card if ev.face_up else None for ev in dealt]  # (a card dealt down is no one's to compare)
         live = {s.seat for s in hand.live_seats}
         seen_at: dict[int, Card | None] = {}
         for view in views:
