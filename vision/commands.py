@@ -11,7 +11,8 @@ CLI contract (relied on by other tools; keep it exact):
 * ``studtable vision detect --deck DECKFILE IMAGE`` prints exactly one JSON
   object ``{"cards": [{"card", "face_up", "center", "corners"}]}``; any picture of
   cards will do: without the layout's ArUco markers the card scale is estimated
-  from the cards in it (:mod:`vision.scale`).  Cards tabled at a showdown are read
+  from the cards in it (:mod:`vision.scale`; where every card touches another, from
+  the card height it reads best at).  Cards tabled at a showdown are read
   too, unless ``--phase street`` says the picture is of a street.
 """
 
@@ -165,6 +166,7 @@ def _detect(args: argparse.Namespace) -> int:
     try:
         model = load(args.deck)
         img = _load_image(args.image)
+        at_showdown = {"unknown": None, "street": False, "showdown": True}[args.phase]
         if args.calibration is not None:
             calib = Calibration.from_dict(json.loads(args.calibration.read_text()))
         else:
@@ -172,11 +174,11 @@ def _detect(args: argparse.Namespace) -> int:
                 # The printed layout's markers are the same for any number of seats.
                 calib = calibrate(img, default_layout(8))
             except CalibrationError:
-                from vision.scale import calibrate_from_cards
+                from vision.scale import calibrate_picture
 
-                calib = calibrate_from_cards(img, model.aspect)
+                calib = calibrate_picture(img, model, at_showdown)
         detector = Detector(model, calib)
-        detector.at_showdown = {"unknown": None, "street": False, "showdown": True}[args.phase]
+        detector.at_showdown = at_showdown
         dets = detector.detect(img)
     except (EnrollmentError, CalibrationError, OSError, ValueError) as exc:
         return _fail(str(exc))

@@ -86,6 +86,7 @@ class FeltSegmenter:
         hsv = cv2.cvtColor(small, cv2.COLOR_BGR2HSV)
         flat = hsv.reshape(-1, 3)
         tests: list[tuple[int, int, int, int, int]] = []  # (region, hue, tol, sat_min, val_max): see _classify
+        grey: tuple[int, int] | None = None
         for code, name, tol in ((1, "felt", 14), (2, "rail", 8)):
             idx = self.samples[name]
             if len(idx) == 0:
@@ -106,6 +107,8 @@ class FeltSegmenter:
             for hm in peaks:
                 sm, vm = _medians(at, hm, tol)
                 tests.append((code, hm, tol, _threshold8(0.45 * sm), _threshold8(self.p.felt_bright * vm)))
+            if name == "felt" and self.picture:
+                grey = _grey_surface(at, self.p.felt_bright)
         if len(tests) > _TESTS:
             raise ValueError(f"at most {_TESTS} background colours")
         table = np.array(tests + [_NO_TEST] * (_TESTS - len(tests)), np.int16)
@@ -113,6 +116,8 @@ class FeltSegmenter:
         hue, self._sat, self._val = cv2.split(hsv)
         fg = np.empty_like(hue)
         _classify(hue, self._sat, self._val, self.region, table, fg)
+        if grey is not None:
+            fg[(self._sat <= grey[0]) & (self._val <= grey[1])] = 0
         return cv2.medianBlur(fg, 3)
 
     def blobs(self, frame: np.ndarray) -> list[np.ndarray]:
@@ -344,6 +349,23 @@ def _near_counts(at: np.ndarray, hm: int, tol: int, sat_counts: np.ndarray, val_
 
 #: the most background colours a frame has (the felt's, a second one beside it in a picture, the rail's)
 _TESTS = 3
+#: a surface whose median saturation is under this (of 255) is grey: its hue is noise (cloth, session 23)
+GREY_SAT = 40
+
+
+def _grey_surface(at: np.ndarray, felt_bright: float) -> tuple[int, int] | None:
+    """A picture's surface that is grey, black or white cloth has no hue to speak of: a grey cloth's
+    pixels fail the hue test at random and the whole cloth came out as foreground, every card one
+    blob with it.  Such a surface is told by saturation and brightness alone: (saturation at most,
+    brightness at most) of its pixels, from the sample points ``at`` (HSV); None for a coloured one.
+    Cards stay foreground by their paper (brighter by ``felt_bright``, or nearer white than the cloth)
+    or their backs (saturated)."""
+    sat, val = float(np.median(at[:, 1])), float(np.median(at[:, 2]))
+    if sat >= GREY_SAT:
+        return None
+    # (a light grey cloth is nearly as bright as paper: the cut is also kept under the middle of the
+    # way from the cloth to white)
+    return _threshold8(max(2 * sat, sat + 20)), _threshold8(min(felt_bright * val, val + 0.4 * (255 - val)))
 _NO_TEST = (255, 0, 0, 255, 0)  # a test no pixel passes (no region 255)
 
 
