@@ -30,7 +30,7 @@ from vision.scene import (
     _project,
     _shadow,
 )
-from vision.scene_showdown import TabledCard, _covered, _fan, _loose, _spread, _strip_points
+from vision.scene_showdown import _fan, _loose, _spread, tabled_card
 
 SURFACES = ("wood", "cloth")
 #: wood tones and cloth colours (BGR): none near the cards' white paper
@@ -98,15 +98,7 @@ def render_picture(faces: FaceSet, seed: int, *, surface: str | None = None, han
             ic = _project(hmat, tc)
             _shadow(img, ic, np.array([2.0, 3.0]), 0.35, max(1.0, 0.02 * float(np.linalg.norm(ic[1] - ic[0]))))
             _paste(img, faces.faces[code], ic)
-            above = outlines[k + 1 :]
-            vis = []
-            for opposite in (False, True):
-                pts = _strip_points(tc, opposite)
-                ipts = _project(hmat, pts)
-                in_pic = bool(np.all((ipts >= 0) & (ipts < [w, h])))
-                vis.append(in_pic and not _covered(pts, above).any())
-            inside = bool(np.all((ic >= 0) & (ic < [w, h])))
-            cards.append(TabledCard(code, True, "tabled", i + 1, k, ic, tc, inside, vis[0], vis[1], 0.0, how))
+            cards.append(tabled_card(code, i + 1, k, tc, outlines[k + 1 :], hmat, size, how))
     img = _apply_conditions(rng, img)
     info = {"surface": kind, "hands": n_hands, "px_per_mm": px_mm, "card_px": _median_card_px(cards)}
     return Scene(img, cards, hmat, picture_layout(w_mm, h_mm), seed, info)

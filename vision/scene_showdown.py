@@ -82,6 +82,24 @@ def _covered(pts: np.ndarray, above: list[np.ndarray]) -> np.ndarray:
     return hit
 
 
+def tabled_card(code: str, seat: int, order: int, tc: np.ndarray, above: list[np.ndarray], hmat: np.ndarray,
+                size: tuple[int, int], arrangement: str) -> TabledCard:
+    """The truth of a card tabled face up at table corners ``tc`` (mm), under the outlines ``above``,
+    seen through ``hmat`` in a picture of ``size``: which index corners show, how much is covered."""
+    w, h = size
+    ic = _project(hmat, tc)
+    vis = []
+    for opposite in (False, True):
+        pts = _strip_points(tc, opposite)
+        ipts = _project(hmat, pts)
+        in_pic = bool(np.all((ipts >= 0) & (ipts < [w, h])))
+        vis.append(in_pic and not _covered(pts, above).any())
+    grid = tc[0] + np.linspace(0.05, 0.95, 8)[:, None, None] * (tc[1] - tc[0]) + np.linspace(0.05, 0.95, 10)[None, :, None] * (tc[3] - tc[0])
+    share = float(_covered(grid.reshape(-1, 2), above).mean()) if above else 0.0
+    inside = bool(np.all((ic >= 0) & (ic < [w, h])))
+    return TabledCard(code, True, "tabled", seat, order, ic, tc, inside, vis[0], vis[1], share, arrangement)
+
+
 def _fan(rng: np.random.Generator, n: int, cw: float, ch: float) -> list[np.ndarray]:
     """Card outlines of a fan about a common pivot (hand-local mm; the first card's top along +y).
 
@@ -270,16 +288,7 @@ def render_showdown(
             if kind == "stud":
                 cards.append(TruthCard(code, face_up, role, n, order, ic, tc, inside))
                 continue
-            above = outlines[i + 1 :]
-            vis = []
-            for opposite in (False, True):
-                pts = _strip_points(tc, opposite)
-                ipts = _project(hmat, pts)
-                in_pic = bool(np.all((ipts >= 0) & (ipts < [w, h])))
-                vis.append(in_pic and not _covered(pts, above).any())
-            grid = tc[0] + np.linspace(0.05, 0.95, 8)[:, None, None] * (tc[1] - tc[0]) + np.linspace(0.05, 0.95, 10)[None, :, None] * (tc[3] - tc[0])
-            share = float(_covered(grid.reshape(-1, 2), above).mean()) if above else 0.0
-            cards.append(TabledCard(code, True, role, n, order, ic, tc, inside, vis[0], vis[1], share, kind))
+            cards.append(tabled_card(code, n, order, tc, outlines[i + 1 :], hmat, size, kind))
 
     for n in active:  # chips in front of the players, clear of every card
         s = layout.seats[n]
