@@ -190,7 +190,8 @@ def calibrate_by_reading(image: np.ndarray, aspect: float, support: Callable[[Ca
 
     ``support(calib)`` reads the picture through ``calib`` and says how surely it read cards there
     (:func:`calibrate_picture`: the sum of the scores of the distinct cards read surely).  Each of
-    :func:`reading_heights` is tried, then the best one's neighbours half a step either side, then a quarter;
+    :func:`reading_heights` is tried, then the best
+    one's neighbours half a step either side, then a quarter;
     ``first`` (the estimate from lone cards and rows, which also models a tilt) is kept unless a
     height reads better.
     """
@@ -236,17 +237,24 @@ def calibrate_picture(image: np.ndarray, model: DeckModel, at_showdown: bool | N
     taken for one card, the grain of a cloth for many small ones, session 23 measured both) the card
     height the detector reads best at (:func:`calibrate_by_reading`), the first estimate among them.
     """
+    read_through: dict[int, dict[str, float]] = {}  # (the first estimate is read once, not again in the scan)
+
     def sure(calib: Calibration) -> dict[str, float]:
+        if id(calib) in read_through:
+            return read_through[id(calib)]
         detector = Detector(model, calib)
         detector.at_showdown = at_showdown
         out: dict[str, float] = {}
         for d in detector.detect(image):
             if d.card is not None and d.score >= SURE_READING:
                 out[d.card] = max(out.get(d.card, 0.0), d.score)
+        if calib is first:
+            read_through[id(calib)] = out
         return out
 
+    first: Calibration | None
     try:
-        first: Calibration | None = calibrate_from_cards(image, model.aspect)
+        first = calibrate_from_cards(image, model.aspect)
     except CalibrationError:
         first = None
     if first is not None:
