@@ -349,12 +349,13 @@ def _near_counts(at: np.ndarray, hm: int, tol: int, sat_counts: np.ndarray, val_
 
 #: the most background colours a frame has (the felt's, a second one beside it in a picture, the rail's)
 _TESTS = 3
+_NO_TEST = (255, 0, 0, 255, 0)  # a test no pixel passes (no region 255)
 #: a surface whose median saturation is under this (of 255) is grey: its hue is noise (cloth, session 23)
 GREY_SAT = 40
 
 
 def _grey_surface(at: np.ndarray, felt_bright: float) -> tuple[int, int] | None:
-    """A picture's surface that is grey, black or white cloth has no hue to speak of: a grey cloth's
+    """A picture's surface that is grey or black cloth has no hue to speak of: a grey cloth's
     pixels fail the hue test at random and the whole cloth came out as foreground, every card one
     blob with it.  Such a surface is told by saturation and brightness alone: (saturation at most,
     brightness at most) of its pixels, from the sample points ``at`` (HSV); None for a coloured one.
@@ -366,7 +367,6 @@ def _grey_surface(at: np.ndarray, felt_bright: float) -> tuple[int, int] | None:
     # (a light grey cloth is nearly as bright as paper: the cut is also kept under the middle of the
     # way from the cloth to white)
     return _threshold8(max(2 * sat, sat + 20)), _threshold8(min(felt_bright * val, val + 0.4 * (255 - val)))
-_NO_TEST = (255, 0, 0, 255, 0)  # a test no pixel passes (no region 255)
 
 
 @numba.njit(cache=True, nogil=True, fastmath=True)
