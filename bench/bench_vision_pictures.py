@@ -9,7 +9,7 @@ cards and rows only (``vision.scale.calibrate_from_cards``, the command before s
 picture, with no card on its own, was refused), and as the command reads it now
 (``vision.scale.calibrate_picture``: failing that, the card height the detector reads best at).
 Counted as ``bench_vision_showdown.py`` counts tabled cards: those whose index shows read right,
-wrong readings, false cards; and the pictures refused, and the seconds a picture takes (per deck,
+wrong readings, false cards, cards left unread; and the pictures refused, and the seconds a picture takes (per deck,
 each way, then in all).
 """
 
@@ -95,7 +95,7 @@ def main() -> int:
     else:
         results = [_star(w) for w in work]
     for deck, out in results:
-        line = "  ".join(f"{r} refused, {s.visible_right}/{s.visible} wrong {s.wrong} false {s.false_cards}"
+        line = "  ".join(f"{r} refused, {s.visible_right}/{s.visible} wrong {s.wrong} false {s.false_cards} unread {s.unread}"
                          for s, r, _t in (out[w] for w in WAYS))
         print(f"  {deck:24s} {line}")
     for way in WAYS:
@@ -108,7 +108,7 @@ def main() -> int:
         med = sorted(secs)[len(secs) // 2] if secs else float("nan")
         print(f"{way:22s} refused {refused}/{len(decks) * args.scenes} pictures; index visible "
               f"{total.visible_right}/{total.visible} ({100 * total.visible_right / max(total.visible, 1):.1f} %), "
-              f"wrong {total.wrong}, false {total.false_cards}; median {med:.1f} s a picture read")
+              f"wrong {total.wrong}, false {total.false_cards}, unread {total.unread}; median {med:.1f} s a picture read")
         if args.dev and way == WAYS[-1]:
             for m in total.misses:
                 print("  " + m)

@@ -11,6 +11,10 @@ or a spread, 5-7 cards; the other seats a seventh-street stud layout).  Per deck
 * **wrong**: a detection on a tabled card with another card's code (a misread, or a card invented from
   a covered corner's pips);
 * **false**: a detection where no card lies;
+* **unread**: a face-up detection with no code on a tabled card (a close call left unread: the
+  console shows a card there, ``??``, rather than a wrong one);
+* **extra**: detections on a seat's tabled cards past the number of its cards in view (a card counted
+  twice: a seat that tables seven would show eight, and the engine rules on more than seven cards);
 * **covered read**: tabled cards whose index is covered but were read right anyway (not counted above);
 * **stud**: the up cards of the seats not at showdown, read right / total (what the stud reading
   must keep in the same frames), and their down cards found.
@@ -57,6 +61,8 @@ class ShowdownScore:
     visible_right: int = 0
     wrong: int = 0
     false_cards: int = 0
+    unread: int = 0
+    extra: int = 0
     covered: int = 0
     covered_right: int = 0
     stud_up: int = 0
@@ -69,7 +75,7 @@ class ShowdownScore:
     causes: dict[str, int] = field(default_factory=dict)
 
     def add(self, o: ShowdownScore) -> None:
-        for name in ("visible", "visible_right", "wrong", "false_cards", "covered", "covered_right", "stud_up",
+        for name in ("visible", "visible_right", "wrong", "false_cards", "unread", "extra", "covered", "covered_right", "stud_up",
                      "stud_up_right", "stud_down", "stud_down_found", "scenes"):
             setattr(self, name, getattr(self, name) + getattr(o, name))
         self.ms.extend(o.ms)
@@ -79,7 +85,7 @@ class ShowdownScore:
 
     def line(self) -> str:
         pct = 100 * self.visible_right / self.visible if self.visible else 100.0
-        return (f"index visible {self.visible_right}/{self.visible} ({pct:.2f} %)  wrong {self.wrong}  false {self.false_cards}"
+        return (f"index visible {self.visible_right}/{self.visible} ({pct:.2f} %)  wrong {self.wrong}  false {self.false_cards}  unread {self.unread}  extra {self.extra}"
                 f"  covered read {self.covered_right}/{self.covered}  stud up {self.stud_up_right}/{self.stud_up}"
                 f"  down {self.stud_down_found}/{self.stud_down}")
 
@@ -95,23 +101,31 @@ def score_showdown(scene: Scene, dets: list[Detection]) -> ShowdownScore:
     truth = [c for c in scene.cards if c.in_view]
     by_code = {c.code: c for c in truth if c.face_up}
     claimed: dict[int, Detection] = {}  # id(true card) -> the detection that read it right
+    hits: dict[int | None, int] = {}  # seat -> detections on its tabled cards
     for d in dets:
         t = by_code.get(d.card) if d.card is not None else None
         if t is not None and float(np.linalg.norm(d.center - t.center)) < 0.5 * _width(t) and id(t) not in claimed:
             claimed[id(t)] = d
+            if t.role == "tabled":
+                hits[t.seat] = hits.get(t.seat, 0) + 1
             continue
         near = min(truth, key=lambda c: float(np.linalg.norm(d.center - c.center)), default=None)
         on_card = near is not None and float(np.linalg.norm(d.center - near.center)) < 0.5 * _width(near)
+        if on_card and near is not None and near.role == "tabled":
+            hits[near.seat] = hits.get(near.seat, 0) + 1
         if not on_card:
             # a card the picture cuts off is a card: not false
             cut = [c for c in scene.cards if not c.in_view and float(np.linalg.norm(d.center - c.center)) < 0.5 * _width(c)]
             if not cut:
                 sc.false_cards += 1
                 sc.misses.append(f"seed {scene.seed}: false card {d.card} at {np.round(d.center)}")
+        elif d.card is None and d.face_up and near is not None and near.role == "tabled":
+            sc.unread += 1
         elif d.card is not None and near is not None and near.role == "tabled":
             sc.wrong += 1
             sc.misses.append(f"seed {scene.seed} seat {near.seat}: {near.code} read as {d.card}"
                              f" (index {'visible' if isinstance(near, TabledCard) and near.index_visible else 'covered'})")
+    sc.extra = sum(max(0, n - sum(1 for c in truth if c.role == "tabled" and c.seat == seat)) for seat, n in hits.items())
     for c in truth:
         if isinstance(c, TabledCard):
             right = id(c) in claimed

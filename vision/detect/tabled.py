@@ -106,16 +106,23 @@ class TabledStage(StripStage, DiscriminantStage, RowStage):
             return None
         # one card of a label per blob: the surest (a card may show both its index corners)
         best: dict[int, tuple[float, np.ndarray]] = {}
-        for label, score, tc in found:
-            if label not in best or score > best[label][0]:
+        for label, score, tc, close in found:
+            if not close and (label not in best or score > best[label][0]):
                 best[label] = (score, tc)
-        rec["cover"] = self._cover(tab, [tc for _s, tc in best.values()])
-        if self._cover(tab, [tc for _s, tc in best.values()]) < self.p.tabled_cover:
+        cards: list[tuple[str | None, float, np.ndarray]] = [(self.deck.code(lab), sc, tc) for lab, (sc, tc) in best.items()]
+        # A close call is a card left unread, unless one of its close labels is a card read surely in
+        # the blob (then it is most likely that card again, read at a pip or from a covered corner, as
+        # a reading of a label read surer elsewhere is) or a card read or left unread has its outline.
+        for label, score, tc, close in sorted(found, key=lambda f: -f[1]):
+            if close and not ({label, *close} & best.keys()) and \
+                    not any(_same_outline(tc, o, self.p.tabled_same_mm) for _c, _s, o in cards):
+                cards.append((None, score, tc))
+        cover = rec["cover"] = self._cover(tab, [tc for _c, _s, tc in cards])
+        if cover < self.p.tabled_cover:
             return None
         out = []
-        for k, (label, (score, tc)) in enumerate(sorted(best.items(), key=lambda kv: -kv[1][0])):
-            out.append(Detection(self.deck.code(label), True, self.calib.to_image(tc), tc, score, covered=True,
-                                 blob=blob_id, order=k))
+        for k, (code, score, tc) in enumerate(sorted(cards, key=lambda c: (c[0] is None, -c[1]))):
+            out.append(Detection(code, True, self.calib.to_image(tc), tc, score, covered=True, blob=blob_id, order=k))
             self._tabled_ids.add(id(out[-1]))
         rec["result"] = out
         return out
@@ -128,7 +135,7 @@ class TabledStage(StripStage, DiscriminantStage, RowStage):
         keeps its surest reading.  Frames without tabled cards are left as they are."""
         if not any(id(d) in self._tabled_ids for d in dets):
             return dets
-        order = sorted(range(len(dets)), key=lambda k: -dets[k].score)
+        order = sorted(range(len(dets)), key=lambda k: (dets[k].card is None, -dets[k].score))
         kept: list[Detection] = []
         labels: set[str] = set()
         for k in order:
@@ -182,9 +189,15 @@ class TabledStage(StripStage, DiscriminantStage, RowStage):
             out.extend(group)
         return out
 
-    def _settled(self, frame: np.ndarray, reads: list[_Read]) -> list[tuple[int, float, np.ndarray]]:
-        """Each corner's reading settled: (label, its corner score, the card's table corners) where the
-        chosen label matches ``tabled_min`` and its window is an index corner (``tabled_m2``).
+    def _settled(self, frame: np.ndarray, reads: list[_Read]) -> list[tuple[int, float, np.ndarray, list[int]]]:
+        """Each corner's reading settled: (label, its corner score, the card's table corners, the other
+        labels within ``tabled_lead`` of it) where the chosen label matches ``tabled_min`` and its
+        window is an index corner (``tabled_m2``).  A reading with close labels is a card to be left
+        unread.
+
+        A close call is left unread because, unlike a row's, a tabled card's wrong readings are
+        mostly close calls: on the tuning decks' showdowns (seeds 92000-92003) a lead under 0.01
+        held 74 of 127 wrong readings and 16 of 1223 right ones (docs/vision.md, session 24).
 
         Where the deck has whole-card templates, the second look of the rows (step 5,
         :meth:`StripStage._strip_scores`) has its word first, over the part of the card the other
@@ -194,9 +207,13 @@ class TabledStage(StripStage, DiscriminantStage, RowStage):
         def gated(r: _Read, i: int) -> bool:
             return bool(r.scores[i] >= self.p.tabled_min and r.dist[i] <= self.p.tabled_m2)
 
+        def settled(r: _Read, i: int, ranked: np.ndarray, labels: np.ndarray) -> tuple[int, float, np.ndarray, list[int]]:
+            close = labels[ranked > ranked.max() - self.p.tabled_lead]
+            return int(r.labels[i]), float(r.scores[i]), r.cards[i], [int(c) for c in close if c != r.labels[i]]
+
         first = [int(np.argmax(r.scores + r.bonus)) for r in reads]
         if not len(self.deck.cards) or not reads:
-            return [(int(r.labels[i]), float(r.scores[i]), r.cards[i]) for r, i in zip(reads, first, strict=True) if gated(r, i)]
+            return [settled(r, i, r.scores + r.bonus, r.labels) for r, i in zip(reads, first, strict=True) if gated(r, i)]
         # the cards as first read (the surest of each label) say what covers what
         sure: dict[int, tuple[float, np.ndarray]] = {}
         for r, i in zip(reads, first, strict=True):
@@ -223,11 +240,13 @@ class TabledStage(StripStage, DiscriminantStage, RowStage):
             # its word only where the corner leaves the best two close (as a row's, strip_margin) and the
             # strip is this card's face (a strip the read cards do not say is covered may be: a heap)
             ranked = (r.scores + r.bonus)[order]
+            final = ranked
             if len(order) > 1 and ranked[0] - ranked[1] <= self.p.strip_margin and sc[: len(order)].max() >= _STRIP_SURE:
                 comb = (r.scores[order] + lam * sc[: len(order)]) / (1 + lam) + r.bonus[order]
                 i = int(order[int(np.argmax(comb))])
+                final = comb
             if gated(r, i):
-                out.append((int(r.labels[i]), float(r.scores[i]), r.cards[i]))
+                out.append(settled(r, i, final, r.labels[order]))
         return out
 
     def _visible(self, tc: np.ndarray, others: list[np.ndarray]) -> int:
@@ -512,10 +531,16 @@ class TabledStage(StripStage, DiscriminantStage, RowStage):
 
 def _same_card(a: Detection, b: Detection, mm: float) -> bool:
     """Whether two readings have the same outline (centre within ``mm``, edges within 2.5 degrees)."""
-    (ax, ay), (bx, by) = a.table_center, b.table_center
+    return _same_outline(a.table_corners, b.table_corners, mm)
+
+
+def _same_outline(a: np.ndarray, b: np.ndarray, mm: float) -> bool:
+    """Whether two card outlines (table corners as read) are one card's: centre within ``mm``, edges
+    within 2.5 degrees (either way round: a card read from its other index corner)."""
+    (ax, ay), (bx, by) = a.mean(axis=0).tolist(), b.mean(axis=0).tolist()
     if math.hypot(ax - bx, ay - by) > mm:
         return False
-    ea, eb = a.table_corners[1] - a.table_corners[0], b.table_corners[1] - b.table_corners[0]
+    ea, eb = a[1] - a[0], b[1] - b[0]
     turn = math.degrees(math.atan2(float(ea[1]), float(ea[0])) - math.atan2(float(eb[1]), float(eb[0])))
     return abs((turn + 90.0) % 180.0 - 90.0) <= 2.5
 
