@@ -21,7 +21,9 @@ read from, and a card lying over it would hide the index).  So:
    the blank-paper gate included; the best four labels are matched again with every
    camera-like variant;
 4. a corner that matches ``tabled_min`` or better is a card (its whole outline follows from
-   the corner and the card's size); one card of a label per blob, the surest kept.
+   the corner and the card's size); one card of a label per blob, the surest kept; a corner whose
+   next label comes within ``tabled_lead`` is a close call: left unread (face up, no code), or
+   dropped where one of its close labels is a card read surely in the blob (that card again).
 
 The reading is taken for the blob only when the cards it found cover ``tabled_cover`` of it;
 otherwise the blob goes on as before (cut at necks, opened, split by colour, or an occluder: a
@@ -60,6 +62,7 @@ from vision.window_match import gather_windows, window_scores
 
 _PAD = 3  # template px of slack either way round the corner
 _TURNS = (-2.0, 0.0, 2.0)  # degrees: an outline fitted at half size is a degree or two off
+_UNREAD_INSIDE = 0.9  # a card left unread lies this much inside its blob
 _STRIP_SURE = 0.8  # a tabled card's strip look has its word where its best match is this good (a face, not a covering card)
 
 
@@ -112,10 +115,13 @@ class TabledStage(StripStage, DiscriminantStage, RowStage):
         cards: list[tuple[str | None, float, np.ndarray]] = [(self.deck.code(lab), sc, tc) for lab, (sc, tc) in best.items()]
         # A close call is a card left unread, unless one of its close labels is a card read surely in
         # the blob (then it is most likely that card again, read at a pip or from a covered corner, as
-        # a reading of a label read surer elsewhere is) or a card read or left unread has its outline.
+        # a reading of a label read surer elsewhere is), a card read or left unread has its outline, or
+        # its outline leaves the blob (with no label to say it is a card, its outline must: a corner
+        # hypothesised at a pip puts a card where there is none).
         for label, score, tc, close in sorted(found, key=lambda f: -f[1]):
             if close and not ({label, *close} & best.keys()) and \
-                    not any(_same_outline(tc, o, self.p.tabled_same_mm) for _c, _s, o in cards):
+                    not any(_same_outline(tc, o, self.p.tabled_same_mm) for _c, _s, o in cards) and \
+                    _share_inside(tc, tab) >= _UNREAD_INSIDE:
                 cards.append((None, score, tc))
         cover = rec["cover"] = self._cover(tab, [tc for _c, _s, tc in cards])
         if cover < self.p.tabled_cover:
@@ -195,9 +201,10 @@ class TabledStage(StripStage, DiscriminantStage, RowStage):
         window is an index corner (``tabled_m2``).  A reading with close labels is a card to be left
         unread.
 
-        A close call is left unread because, unlike a row's, a tabled card's wrong readings are
-        mostly close calls: on the tuning decks' showdowns (seeds 92000-92003) a lead under 0.01
-        held 74 of 127 wrong readings and 16 of 1223 right ones (docs/vision.md, session 24).
+        A close call is not read because, unlike a row's, a tabled card's wrong readings are mostly
+        close calls: on the tuning decks' showdowns (seeds 92000-92003) a lead under 0.01 held 74
+        of 127 wrong corner readings and 16 of 1223 right ones; as built, wrong cards 58 -> 40 for
+        one right card (docs/vision.md, session 24).
 
         Where the deck has whole-card templates, the second look of the rows (step 5,
         :meth:`StripStage._strip_scores`) has its word first, over the part of the card the other
@@ -561,6 +568,19 @@ def _inside(quad: np.ndarray, pts: np.ndarray) -> np.ndarray:
     cross = e[None, :, 0] * rel[:, :, 1] - e[None, :, 1] * rel[:, :, 0]
     out: np.ndarray = (cross >= 0).all(axis=1) | (cross <= 0).all(axis=1)
     return out
+
+
+def _share_inside(card: np.ndarray, tab: np.ndarray) -> float:
+    """How much of a card's outline (table mm, convex) lies inside the blob's outline, at 1 px a mm."""
+    lo = card.min(axis=0) - 2
+    hi = card.max(axis=0) + 2
+    shape = (int(hi[1] - lo[1]) + 1, int(hi[0] - lo[0]) + 1)
+    inside = np.zeros(shape, np.uint8)
+    cv2.fillPoly(inside, [np.round(tab.reshape(-1, 2) - lo).astype(np.int32)], 1)
+    mask = np.zeros(shape, np.uint8)
+    cv2.fillConvexPoly(mask, np.round(card - lo).astype(np.int32), 1)
+    total = int(mask.sum())
+    return float((inside & mask).sum()) / total if total else 0.0
 
 
 def _signed_area(poly: np.ndarray) -> float:
