@@ -524,16 +524,7 @@ class TabledStage(StripStage, DiscriminantStage, RowStage):
 
     def _cover(self, tab: np.ndarray, cards: list[np.ndarray]) -> float:
         """How much of the blob (table mm) the cards' outlines cover, at 1 px a mm."""
-        lo = tab.reshape(-1, 2).min(axis=0) - 2
-        hi = tab.reshape(-1, 2).max(axis=0) + 2
-        shape = (int(hi[1] - lo[1]) + 1, int(hi[0] - lo[0]) + 1)
-        blob = np.zeros(shape, np.uint8)
-        cv2.fillPoly(blob, [np.round(tab.reshape(-1, 2) - lo).astype(np.int32)], 1)
-        union = np.zeros(shape, np.uint8)
-        for tc in cards:
-            cv2.fillConvexPoly(union, np.round(tc - lo).astype(np.int32), 1)
-        total = int(blob.sum())
-        return float((blob & union).sum()) / total if total else 0.0
+        return _overlap(tab.reshape(-1, 2), cards)
 
 
 def _same_card(a: Detection, b: Detection, mm: float) -> bool:
@@ -571,16 +562,26 @@ def _inside(quad: np.ndarray, pts: np.ndarray) -> np.ndarray:
 
 
 def _share_inside(card: np.ndarray, tab: np.ndarray) -> float:
-    """How much of a card's outline (table mm, convex) lies inside the blob's outline, at 1 px a mm."""
-    lo = card.min(axis=0) - 2
-    hi = card.max(axis=0) + 2
-    shape = (int(hi[1] - lo[1]) + 1, int(hi[0] - lo[0]) + 1)
-    inside = np.zeros(shape, np.uint8)
-    cv2.fillPoly(inside, [np.round(tab.reshape(-1, 2) - lo).astype(np.int32)], 1)
-    mask = np.zeros(shape, np.uint8)
-    cv2.fillConvexPoly(mask, np.round(card - lo).astype(np.int32), 1)
+    """How much of a card's outline (table mm) lies inside the blob's outline."""
+    return _overlap(card, [tab.reshape(-1, 2)], others_convex=False)
+
+
+def _overlap(shape: np.ndarray, others: list[np.ndarray], others_convex: bool = True) -> float:
+    """How much of the polygon ``shape`` (table mm) the union of ``others`` covers, at 1 px a mm."""
+    lo = shape.min(axis=0) - 2
+    hi = shape.max(axis=0) + 2
+    size = (int(hi[1] - lo[1]) + 1, int(hi[0] - lo[0]) + 1)
+    mask = np.zeros(size, np.uint8)
+    cv2.fillPoly(mask, [np.round(shape - lo).astype(np.int32)], 1)
+    union = np.zeros(size, np.uint8)
+    for o in others:
+        pts = np.round(o - lo).astype(np.int32)
+        if others_convex:
+            cv2.fillConvexPoly(union, pts, 1)
+        else:
+            cv2.fillPoly(union, [pts], 1)
     total = int(mask.sum())
-    return float((inside & mask).sum()) / total if total else 0.0
+    return float((mask & union).sum()) / total if total else 0.0
 
 
 def _signed_area(poly: np.ndarray) -> float:
