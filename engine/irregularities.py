@@ -242,11 +242,12 @@ RULES: Final[tuple[Rule, ...]] = (
         "Wrong number of cards",
         "detected",
         "a seat holds more than seven cards, or fewer than seven at showdown",
-        "Seat {seat} has {count} cards. More than seven is a dead hand; fewer at showdown is dead, except a missing "
-        "seventh card may be ruled live.",
+        "Seat {seat} has {count} cards{counted}. More than seven is a dead hand; fewer at showdown is dead, except a "
+        "missing seventh card may be ruled live.",
         (
             _o("dead", "Dead hand", "the hand is killed"),
             _o("live", "Ruled live", "only for a missing seventh card: the hand plays"),
+            _o("seven", "Seven cards", "only where the camera counted: the dealer counts seven, nothing changes"),
         ),
     ),
     Rule(

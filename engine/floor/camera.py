@@ -84,6 +84,11 @@ class CameraMixin(FloorState):
                 if key not in self.camera_raised:
                     self.camera_raised.add(key)
                     self._open("stud.card-off-table", (item.seat,) if item.seat is not None else (), out)
+        if hand.phase is Phase.SHOWDOWN:
+            # RRoP 3.6: at the showdown hands are tabled face up; a hole card the camera sees face up
+            # is a hand being shown, not one dealt face up (only the eight-card count and a card off
+            # the felt, above, still apply).
+            return
         in_hand = {s.seat: s for s in hand.seats}
         two_exposed = self._hole_cards_exposed_at_two_seats(hand, seats, out)
         for seen in seats:
@@ -110,9 +115,11 @@ class CameraMixin(FloorState):
                     if self.config.rules.exposed_downcard_misdeal:
                         rule = "stud.exposed-holecard-tournament"
                     self._open(rule, (seat,), out, card_code=str(exposed[0]))
-                elif hand.street == Street.SEVENTH:
+                elif hand.street == Street.SEVENTH and len(s.cards) == 7 and s.cards[-1][0] in exposed:
+                    # RRoP stud 17-18: the seventh card itself face up (an all-in player may have
+                    # turned earlier hole cards up; those are not the last card dealt up).
                     rule = "stud.allin-last-card-up" if s.stack == 0 else "stud.last-card-up"
-                    self._open(rule, (seat,), out, card_code=str(exposed[0]))
+                    self._open(rule, (seat,), out, card_code=str(s.cards[-1][0]))
                 continue
         street = hand.street
         if self.shoe_active and Street.FOURTH <= street <= Street.SIXTH and (hand.hand_id, street) not in self.burn_errors:
@@ -164,7 +171,11 @@ class CameraMixin(FloorState):
 
     def _more_than_seven(self, hand: Hand, view: CameraView, out: FloorOutputs) -> None:
         """RRoP stud 19: "A hand with more than seven cards is dead": the camera sees eight or more
-        cards at a seat in the hand (never the last hand's picture, which had seven at most)."""
+        cards at a seat in the hand (never the last hand's picture, which had seven at most).
+
+        The prompt offers "Seven cards" beside "Dead hand": the camera counts a fan or a heap of
+        tabled cards, and a covered card's pips read as one more card would otherwise leave the
+        dealer no way on but to kill a hand that holds seven."""
         live = {s.seat for s in hand.live_seats}
         for seen in view.seats:
             seat = seen.seat
@@ -172,7 +183,10 @@ class CameraMixin(FloorState):
             raised = (hand.hand_id, "stud.seven-card-limit", seat, "")
             if seat in live and count > 7 and raised not in self.camera_raised:
                 self.camera_raised.add(raised)
-                self._open("stud.seven-card-limit", (seat,), out, count=count)
+                self._open(
+                    "stud.seven-card-limit", (seat,), out, count=count, source="camera",
+                    counted=" as the camera counts them: count the seat's cards",
+                )
 
     def _hole_cards_exposed_at_two_seats(
         self, hand: Hand, seats: list[SeatSeen], out: FloorOutputs

@@ -22,6 +22,7 @@ BLANKS: dict[str, Any] = {
     "street": "this street", "problem": "in error", "extra": "", "rest": "", "card": "same card",
     "count": "the wrong number of", "action": "an action", "device": "a device", "missing": "some", "channel":
     "a channel", "stub": "one", "waiting": "the", "burns": "", "removed": "", "then": "deal on",
+    "counted": "",
 }
 
 TOO_LATE_FOR_MISDEAL = (
@@ -232,6 +233,11 @@ class FloorState:
                 f"a hand with {count} cards is dead; only a hand missing its seventh card may be ruled live "
                 "(a hand with more than seven cards is dead) [RRoP stud 19]"
             )
+        if rule_id == "stud.seven-card-limit" and data.get("source") != "camera":
+            # The dealer who reports a count has counted; the camera's count is a reading of a fan
+            # or a heap and may be wrong, and a hand is not killed on it unless the dealer counts
+            # the same (RRoP stud 19 is about the cards the seat holds, not about a picture of them).
+            prompt.withheld["seven"] = "the dealer reported this count: rule the hand dead or live [RRoP stud 19]"
         offers_misdeal = rule_id.startswith("misdeal.") or "misdeal" in {o.id for o in rule.options}
         if offers_misdeal and self._action_occurred():
             # RRoP 3.2: "Once action occurs, a misdeal can no longer be declared" - on every
