@@ -103,6 +103,8 @@ class CameraMixin(FloorState):
                 continue
             if seat in two_exposed:
                 continue  # RRoP 3.2(b): the misdeal prompt covers it
+            if not s.live:
+                continue  # a folded hand's cards are dead however they lie (folded face up: shown, not exposed)
             exposed = _exposed(s, seen)
             if exposed:
                 # The shoe dealt it down; the camera sees it face up.
