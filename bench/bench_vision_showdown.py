@@ -15,6 +15,9 @@ or a spread, 5-7 cards; the other seats a seventh-street stud layout).  Per deck
   console shows a card there, ``??``, rather than a wrong one);
 * **extra**: detections on a seat's tabled cards past the number of its cards in view (a card counted
   twice: a seat that tables seven would show eight, and the engine rules on more than seven cards);
+* **over seven**: seats the tracker's view of the frame (:func:`vision.tracking.raw_view`, what the
+  engine is sent) gives more than seven cards: each would open the engine's ``stud.seven-card-limit``
+  prompt (RRoP stud 19) for a hand that tables at most seven, which the dealer then counts;
 * **covered read**: tabled cards whose index is covered but were read right anyway (not counted above);
 * **stud**: the up cards of the seats not at showdown, read right / total (what the stud reading
   must keep in the same frames), and their down cards found.
@@ -53,6 +56,7 @@ from vision.detect import Detection, Detector  # noqa: E402
 from vision.scene import FaceSet, Scene  # noqa: E402
 from vision.scene_showdown import TabledCard, render_showdown  # noqa: E402
 from vision.service import tabled_allowed  # noqa: E402
+from vision.tracking import raw_view  # noqa: E402
 
 
 @dataclass
@@ -63,6 +67,7 @@ class ShowdownScore:
     false_cards: int = 0
     unread: int = 0
     extra: int = 0
+    over_seven: int = 0
     covered: int = 0
     covered_right: int = 0
     stud_up: int = 0
@@ -75,7 +80,7 @@ class ShowdownScore:
     causes: dict[str, int] = field(default_factory=dict)
 
     def add(self, o: ShowdownScore) -> None:
-        for name in ("visible", "visible_right", "wrong", "false_cards", "unread", "extra", "covered", "covered_right", "stud_up",
+        for name in ("visible", "visible_right", "wrong", "false_cards", "unread", "extra", "over_seven", "covered", "covered_right", "stud_up",
                      "stud_up_right", "stud_down", "stud_down_found", "scenes"):
             setattr(self, name, getattr(self, name) + getattr(o, name))
         self.ms.extend(o.ms)
@@ -86,6 +91,7 @@ class ShowdownScore:
     def line(self) -> str:
         pct = 100 * self.visible_right / self.visible if self.visible else 100.0
         return (f"index visible {self.visible_right}/{self.visible} ({pct:.2f} %)  wrong {self.wrong}  false {self.false_cards}  unread {self.unread}  extra {self.extra}"
+                f"  over seven {self.over_seven}"
                 f"  covered read {self.covered_right}/{self.covered}  stud up {self.stud_up_right}/{self.stud_up}"
                 f"  down {self.stud_down_found}/{self.stud_down}")
 
@@ -126,6 +132,11 @@ def score_showdown(scene: Scene, dets: list[Detection]) -> ShowdownScore:
             sc.misses.append(f"seed {scene.seed} seat {near.seat}: {near.code} read as {d.card}"
                              f" (index {'visible' if isinstance(near, TabledCard) and near.index_visible else 'covered'})")
     sc.extra = sum(max(0, n - sum(1 for c in truth if c.role == "tabled" and c.seat == seat)) for seat, n in hits.items())
+    seen, _ = raw_view(scene.layout, dets)
+    for seat, (up, down) in seen.items():
+        if len(up) + down > 7:
+            sc.over_seven += 1
+            sc.misses.append(f"seed {scene.seed} seat {seat}: the engine is sent {len(up) + down} cards ({' '.join(up)}; {down} down)")
     for c in truth:
         if isinstance(c, TabledCard):
             right = id(c) in claimed

@@ -153,6 +153,14 @@ class TableCamera:
             row.append(PlacedCard(code, face_up, spot, len(row)))
             self._repaint()
 
+    def turn_up(self, seat: int) -> None:
+        """At the showdown the player turns the down cards face up where they lie (RRoP 3.6: a hand
+        is shown face up on the table)."""
+        with self._lock:
+            for c in self._seat(seat).down:
+                c.face_up = True
+            self._repaint()
+
     def muck(self, seat: int) -> None:
         """A folded hand: the dealer takes the seat's cards in."""
         with self._lock:

@@ -277,7 +277,7 @@ class CameraProcess:
     """``CameraService`` in a child process, as a table runs the vision service apart from the engine.
 
     The dealer's side keeps the same interface: ``table_camera`` (deal, pitch_off_felt, move,
-    muck, clear, truth) changes the felt the child photographs, ``capture`` (stall, resume)
+    muck, clear, truth, turn_up) changes the felt the child photographs, ``capture`` (stall, resume)
     is the camera's fault switch, and ``view``/``frames``/``fps`` read the service's state.
     """
 
@@ -294,7 +294,7 @@ class CameraProcess:
                                        stall_timeout, logging.getLogger().getEffectiveLevel(), group_nice))
         self._remote = _Remote(parent)
         self.table_camera = _Proxy(self._remote, "felt.", ("deal", "pitch_off_felt", "move", "muck", "clear",
-                                                           "truth", "deal_common", "common"))
+                                                           "truth", "deal_common", "common", "turn_up"))
         self.capture = _Proxy(self._remote, "capture.", ("stall", "resume"))
 
     def start(self, timeout: float = 60.0, working_timeout: float = 900.0) -> CameraProcess:
@@ -396,7 +396,7 @@ def _camera_main(conn: Any, login: dict[str, Any], table: str, seats: int, seed:
     handlers: dict[str, Any] = {
         "felt.deal": felt.deal, "felt.pitch_off_felt": felt.pitch_off_felt, "felt.move": felt.move,
         "felt.muck": felt.muck, "felt.clear": felt.clear, "felt.truth": felt.truth,
-        "felt.deal_common": felt.deal_common, "felt.common": felt.common,
+        "felt.deal_common": felt.deal_common, "felt.common": felt.common, "felt.turn_up": felt.turn_up,
         "capture.stall": capture.stall, "capture.resume": capture.resume,
         "stalled": lambda: capture.stalled, "view": service.view,
         "stats": lambda: {"frames": service.frames, "fps": service.fps, "offline_events": service.offline_events,

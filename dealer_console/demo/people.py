@@ -454,6 +454,8 @@ class SimulatedTable(Drills, Shift, TruthCheck):
         up_now = {c["card"] for c in seat_now.get("cards", []) if c.get("up")}
         cards = [c for c in truth.down_cards(seat) if c not in up_now]
         self._pause()
+        if self.stack.camera is not None:
+            self.stack.camera.table_camera.turn_up(seat)  # the player tables the hand face up
         sig, err = self.watch.sig, state.get("last_error")
         if all(c != "??" for c in cards) and self.stack.sim is not None:
             self._press("showdown.show", sig)  # the shoe identified every down card: show them as dealt
@@ -485,6 +487,12 @@ class SimulatedTable(Drills, Shift, TruthCheck):
             # A table without a shoe, short of fresh cards: the dealer announces the common card
             # (RRoP stud 15) rather than scramble the burns first and then turn one up anyway.
             option = "common"
+        if rule == "stud.seven-card-limit" and "seven" in ids and self.stack.camera is not None and p.get("seats"):
+            # The camera counted more than seven (a fan of tabled cards read one card twice): the
+            # dealer counts the cards lying at the seat, and a hand of seven plays (RRoP stud 19).
+            felt = self.stack.camera.table_camera.truth().get(int(p["seats"][0]), {})
+            if len(felt.get("up", [])) + int(felt.get("down", 0)) <= 7:
+                option = "seven"
         self.say.say(f"    prompt {rule}: {p.get('text')} -> {option}")
         self._pause()
         err = state.get("last_error")

@@ -4,6 +4,7 @@
 from __future__ import annotations
 
 import time
+from typing import Any
 
 from dealer_console.demo.table_parts import TableParts
 
@@ -108,28 +109,47 @@ class TruthCheck(TableParts):
         camera = self.stack.camera
         if camera is None or camera.stalled:
             return
-        truth = camera.table_camera.truth()
+        # A seat that showed its hand at the showdown turned its down cards face up where they lay:
+        # the camera lists them among the row's cards by where they lie, so that seat is compared
+        # card for card, not in order; every other seat's row in dealing order.
+        tabled = set(self.truths[hand_id].shown) if hand_id in self.truths else set()
+
+        def as_compared(seats: dict[int, dict[str, Any]]) -> dict[int, dict[str, Any]]:
+            return {n: ({**v, "up": sorted(v.get("up", []))} if n in tabled else v) for n, v in seats.items()}
+
+        truth = as_compared(camera.table_camera.truth())
         # Driven by the camera's frames, not the clock: the view has caught up once the service has
         # read FRAMES_TO_SETTLE frames of the felt as it lies now (a still view needs stable_frames
         # of them); the (niced) camera process may read them slowly on a busy machine, so the clock
         # only bounds a camera that stopped altogether.
         start = int(camera.stats()["frames"])
         deadline = time.monotonic() + 90.0
-        view = camera.view()
+        view = as_compared(camera.view())
         while view != truth and not self.watch.stopping.is_set():
             if int(camera.stats()["frames"]) - start >= FRAMES_TO_SETTLE or time.monotonic() > deadline:
                 break
             self.watch.stopping.wait(0.05)
-            view = camera.view()
+            view = as_compared(camera.view())
         up_total = sum(len(t["up"]) for t in truth.values())
-        up_read = sum(1 for n, t in truth.items() for i, c in enumerate(t["up"])
-                      if i < len(view.get(n, {}).get("up", [])) and view[n]["up"][i] == c)
+        up_read = sum(_read_at(t["up"], view.get(n, {}).get("up", []), n in tabled) for n, t in truth.items())
         down_total = sum(int(t["down"]) for t in truth.values())
         down_found = sum(min(int(t["down"]), int(view.get(n, {}).get("down", 0))) for n, t in truth.items())
-        check = {"hand": hand_id, "agrees": view == truth, "up_cards": up_total, "up_read": up_read,
+        check: dict[str, Any] = {"hand": hand_id, "agrees": view == truth, "up_cards": up_total, "up_read": up_read,
                  "down_cards": down_total, "down_found": down_found}
         if view != truth:
             check["differences"] = {n: {"felt": truth.get(n), "camera": view.get(n)}
                                     for n in sorted(set(truth) | set(view)) if truth.get(n) != view.get(n)}
         self.camera_checks.append(check)
 
+
+def _read_at(felt: list[str], seen: list[str], tabled: bool) -> int:
+    """The felt's up cards the camera read: in row order, or (a hand tabled face up) wherever listed."""
+    if tabled:
+        left = list(seen)
+        hits = 0
+        for c in felt:
+            if c in left:
+                left.remove(c)
+                hits += 1
+        return hits
+    return sum(1 for i, c in enumerate(felt) if i < len(seen) and seen[i] == c)

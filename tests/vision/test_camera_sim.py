@@ -117,3 +117,46 @@ def test_the_common_card_in_the_middle_of_eight_seats_is_seen_as_the_common_card
     assert camera.common() == ["Qd"]
     camera.clear()
     assert settle(camera, detector, tracker).irregular == [] and camera.common() == []
+
+
+def test_a_hand_tabled_face_up_at_the_showdown_reaches_the_engine_as_shown_not_exposed(
+        anglo: tuple[FaceSet, Any]) -> None:
+    """The real path of a showdown, without the bus: the players turn their down cards face up where
+    they lie, the detector reads the table as the engine's showdown phase allows (tabled cards), the
+    tracker's observation goes to the floor as the camera's view; no prompt opens (RRoP 3.6: a hand
+    shown face up is not a hole card dealt face up), and the hands are then shown and the pot won."""
+    from engine.scenario import run_scenario
+
+    faces, model = anglo
+    camera = TableCamera(faces, 2, seed=7)
+    calib = calibrate(camera.frame(), camera.layout)
+    dealt = {1: [("As", False), ("Ah", False), ("Kc", True), ("Kd", True), ("Ks", True), ("Ac", True), ("Qc", False)],
+             2: [("2s", False), ("3d", False), ("4c", True), ("7h", True), ("8h", True), ("9h", True), ("Ts", False)]}
+    for seat, cards in dealt.items():
+        for code, up in cards:
+            camera.deal(seat, code, up)
+    camera.turn_up(1)
+    camera.turn_up(2)
+    assert camera.truth()[1] == {"up": ["Kc", "Kd", "Ks", "Ac", "As", "Ah", "Qc"], "down": 0}
+    detector, tracker = Detector(model, calib, reuse=True), Tracker(calib.layout, 3)
+    detector.at_showdown = True  # the engine's public state says showdown (vision.service.PhaseGate)
+    obs = settle(camera, detector, tracker)
+    view = {str(n): {"up": list(up), "down": down} for n, (up, down) in obs.seats.items()}
+    assert {n: (sorted(v["up"]), v["down"]) for n, v in view.items()} == {
+        str(n): (sorted(c for c, _ in cards), 0) for n, cards in dealt.items()}
+
+    checks = [{"action": ["1 check", "2 check"]}] * 4  # Ann's kings are high from fourth street on
+    result = run_scenario({
+        "format": 1, "name": "a showdown as the camera sees it",
+        "table": {"variant": "F7S", "ante": 1, "bring_in": 2, "small_bet": 5, "big_bet": 10,
+                  "seats": [{"seat": 1, "name": "Ann", "stack": 200}, {"seat": 2, "name": "Bob", "stack": 200}]},
+        "steps": [
+            {"shoe": "As 2s Ah 3d Kc 4c"}, {"action": ["2 bring_in 2", "1 call"]},
+            {"shoe": "5c Kd 7h"}, checks[0], {"shoe": "5d Ks 8h"}, checks[1], {"shoe": "5h Ac 9h"}, checks[2],
+            {"shoe": "5s Qc Ts"}, {**checks[3], "expect": {"phase": "showdown"}},
+            {"camera": view, "expect": {"opened": [], "prompts": [], "phase": "showdown"}},
+            {"show": {"seat": 1, "cards": ["As", "Ah", "Qc"]}},
+            {"show": {"seat": 2, "cards": ["2s", "3d", "Ts"]}, "expect": {"phase": "complete", "stacks": {"1": 203, "2": 197}}},
+        ],
+    })
+    assert result["passed"], result["failures"]
