@@ -173,17 +173,20 @@ class CameraMixin(FloorState):
 
     def _more_than_seven(self, hand: Hand, view: CameraView, out: FloorOutputs) -> None:
         """RRoP stud 19: "A hand with more than seven cards is dead": the camera sees eight or more
-        cards at a seat in the hand (never the last hand's picture, which had seven at most).
+        cards at a seat in the hand that has been dealt seven.
 
         The prompt offers "Seven cards" beside "Dead hand": the camera counts a fan or a heap of
         tabled cards, and a covered card's pips read as one more card would otherwise leave the
         dealer no way on but to kill a hand that holds seven."""
-        live = {s.seat for s in hand.live_seats}
+        # Only at a seat dealt its seventh card: before it, eight cards at a seat are the last hand's
+        # still lying there (a tabled hand, the dealer not yet done pulling cards in) beside the new
+        # deal, and a card too many from the shoe is the deal's own prompt.
+        full = {s.seat for s in hand.live_seats if len(s.cards) >= 7}
         for seen in view.seats:
             seat = seen.seat
             count = len(seen.up) + seen.down
             raised = (hand.hand_id, "stud.seven-card-limit", seat, "")
-            if seat in live and count > 7 and raised not in self.camera_raised:
+            if seat in full and count > 7 and raised not in self.camera_raised:
                 self.camera_raised.add(raised)
                 self._open(
                     "stud.seven-card-limit", (seat,), out, count=count, source="camera",
