@@ -26,8 +26,9 @@ class CameraMixin(FloorState):
         hand's cards; an old up card that is a new hole card would pass for an exposed card, and on
         a camera-only table the old cards would be dealt again.  A seat is not looked at while it
         shows the last hand's up cards at that seat, in order, over two or three down cards (the
-        seat as it lay on some street of that hand), or, with a shoe (which always leads the
-        camera), while it shows more cards than the shoe has dealt it.  An off-felt card
+        seat as it lay on some street of that hand), or four or more of the cards the table saw
+        of its last hand face up (the hand tabled at the showdown), or, with a shoe (which always
+        leads the camera), while it shows more cards than the shoe has dealt it.  An off-felt card
         the last hand had and this one does not show is the last hand's too.
         """
         seats = list(view.seats)
@@ -39,6 +40,8 @@ class CameraMixin(FloorState):
         old_up = {s.seat: [str(c) for c, up in s.cards if up] for s in last.seats}
         old_down = {s.seat: sum(1 for _, up in s.cards if not up) for s in last.seats}
         old_cards = {str(c) for s in last.seats for c, _ in s.cards}
+        # What the table saw of each seat's last hand: its up cards, and all of a hand shown.
+        old_seen = {s.seat: {str(c) for c, up in s.cards if up or s.shown} for s in last.seats}
         held = {s.seat: len(s.cards) for s in hand.seats}
         # A seat the view leaves out is one the camera sees empty (the vision service lists every
         # seat with a card): its last hand's cards are gone, and what it shows from then on is this
@@ -55,6 +58,12 @@ class CameraMixin(FloorState):
                 continue
             if up and up == old_up.get(seen.seat, [])[: len(up)] and 2 <= seen.down <= old_down.get(seen.seat, 0):
                 continue  # the last hand's seat as it lay on some street
+            known = [c for c in up if c != "??"]
+            if len(up) >= 4 and known and set(known) <= old_seen.get(seen.seat, set()):
+                # The hand the seat tabled at the last showdown, still lying there face up: no deal
+                # puts four up cards at a seat before fourth street, all of them that seat's last
+                # hand's (a camera-only table would take them for this hand's deal).
+                continue
             held_here = held.get(seen.seat)
             if self.shoe_active and held_here is not None and len(up) + seen.down > held_here:
                 continue
