@@ -87,17 +87,18 @@ class CameraMixin(FloorState):
         seats, irregular = self._camera_view(inp)
         if hand is None or hand.is_over:
             return
+        if hand.phase is Phase.SHOWDOWN:
+            # RRoP 3.6: at the showdown hands are tabled face up, anywhere in front of the player:
+            # a hole card the camera sees face up is a hand being shown, not one dealt face up, and
+            # a card near the rail is not a card dealt off the table (RRoP stud 11 is about the
+            # deal).  Only the eight-card count, above, still applies.
+            return
         for item in irregular:
             if item.kind == "off_felt":
                 key = (hand.hand_id, "stud.card-off-table", item.seat, str(item.card))
                 if key not in self.camera_raised:
                     self.camera_raised.add(key)
                     self._open("stud.card-off-table", (item.seat,) if item.seat is not None else (), out)
-        if hand.phase is Phase.SHOWDOWN:
-            # RRoP 3.6: at the showdown hands are tabled face up; a hole card the camera sees face up
-            # is a hand being shown, not one dealt face up (only the eight-card count and a card off
-            # the felt, above, still apply).
-            return
         in_hand = {s.seat: s for s in hand.seats}
         two_exposed = self._hole_cards_exposed_at_two_seats(hand, seats, out)
         for seen in seats:
