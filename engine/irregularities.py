@@ -53,6 +53,9 @@ def _o(id: str, label: str, effect: str) -> RuleOption:
 
 
 CONFIRM = _o("confirm", "Confirm", "apply the ruling as stated")
+# The camera sees a hole card face up, not whose hand turned it: the dealer says (offered only on
+# the camera's prompt; engine.floor.state withholds it on a dealer's report of the dealer's error).
+PLAYER_TURNED = _o("player", "Player turned it up", "a card a player flashes or turns up plays (RRoP 3.4): nothing changes")
 
 RULES: Final[tuple[Rule, ...]] = (
     # ---- seven-card stud (001 rules 1-20; 000; 002 section 8) ------------------------------
@@ -66,7 +69,7 @@ RULES: Final[tuple[Rule, ...]] = (
         "misreading an up card), or the dealer reports it",
         "Seat {seat}'s hole card was dealt face up. Deal seat {seat}'s third card face down. If the exposed card is "
         "the low card, the player to the left acts first and may fold, bring in or complete.",
-        (CONFIRM,),
+        (CONFIRM, PLAYER_TURNED),
         blocks=("deal",),
     ),
     Rule(
@@ -76,7 +79,7 @@ RULES: Final[tuple[Rule, ...]] = (
         "detected",
         "the camera sees both of a seat's first two cards face up (or the dealer reports it)",
         "Both of seat {seat}'s hole cards were dealt face up: the hand is dead and the ante is returned.",
-        (CONFIRM,),
+        (CONFIRM, PLAYER_TURNED),
         blocks=("deal", "action"),
     ),
     Rule(
@@ -86,7 +89,7 @@ RULES: Final[tuple[Rule, ...]] = (
         "detected",
         "as stud.exposed-holecard, under a house profile with exposed_downcard_misdeal",
         "In tournament play a down card dealt face up is a misdeal: all antes are returned and the hand is redealt.",
-        (_o("misdeal", "Misdeal", "void the hand, return every chip, redeal"),),
+        (_o("misdeal", "Misdeal", "void the hand, return every chip, redeal"), PLAYER_TURNED),
     ),
     Rule(
         "stud.bring-in-all-in-for-ante",
@@ -233,7 +236,7 @@ RULES: Final[tuple[Rule, ...]] = (
         "the camera shows a seventh card face up at a seat that is not all in",
         "Seat {seat}'s last card was dealt face up. {rest} The high board using all up cards starts the action; "
         "seat {seat} may declare all in before the betting.",
-        (CONFIRM, _o("all-in", "Player declares all in", "the seat is all in for the last round")),
+        (CONFIRM, _o("all-in", "Player declares all in", "the seat is all in for the last round"), PLAYER_TURNED),
         blocks=("deal",),
     ),
     Rule(

@@ -126,12 +126,12 @@ class CameraMixin(FloorState):
                     rule = "stud.both-holecards-exposed" if len(exposed) >= 2 else "stud.exposed-holecard"
                     if self.config.rules.exposed_downcard_misdeal:
                         rule = "stud.exposed-holecard-tournament"
-                    self._open(rule, (seat,), out, card_code=str(exposed[0]))
+                    self._open(rule, (seat,), out, card_code=str(exposed[0]), source="camera")
                 elif hand.street == Street.SEVENTH and len(s.cards) == 7 and s.cards[-1][0] in exposed:
                     # RRoP stud 17-18: the seventh card itself face up (an all-in player may have
                     # turned earlier hole cards up; those are not the last card dealt up).
                     rule = "stud.allin-last-card-up" if s.stack == 0 else "stud.last-card-up"
-                    self._open(rule, (seat,), out, card_code=str(s.cards[-1][0]))
+                    self._open(rule, (seat,), out, card_code=str(s.cards[-1][0]), source="camera")
                 continue
         street = hand.street
         if self.shoe_active and Street.FOURTH <= street <= Street.SIXTH and (hand.hand_id, street) not in self.burn_errors:
@@ -223,6 +223,7 @@ class CameraMixin(FloorState):
             if exposed and (hand.hand_id, "exposed", seat, exposed[0]) not in self.camera_raised:
                 new[seat] = exposed
         before = {k[2] for k in self.camera_raised if k[0] == hand.hand_id and k[1] == "exposed"}
+        before -= {k[2] for k in self.camera_raised if k[0] == hand.hand_id and k[1] == "player-turned"}
         if not new or len(before | set(new)) < 2:
             return set()
         for seat, exposed in new.items():

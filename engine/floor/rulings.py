@@ -74,14 +74,26 @@ class RulingsMixin(FloorState):
         if hand is not None and not hand.is_over:
             self._apply(HandVoided(rule), out)
 
+    def _turned_by_player(self, p: Prompt) -> None:
+        """The dealer says the player turned the seat's cards up: not the dealer's error, so not one
+        of the cards a misdeal counts either (RRoP 3.2(b): "exposed by the dealer")."""
+        hand = self._live_hand()
+        self.camera_raised.add((hand.hand_id, "player-turned", p.seats[0], ""))
+
     def _rule_stud_exposed_holecard(self, p: Prompt, option: str, out: FloorOutputs) -> None:
+        if option == "player":
+            self._turned_by_player(p)  # RRoP 3.4: "A card that is flashed by a player will play"
+            return
         hand = self._live_hand()
         seat = p.seats[0]
         if hand.street == Street.THIRD:
             self._apply(HoleCardExposed(seat), out)
 
     def _rule_stud_both_holecards_exposed(self, p: Prompt, option: str, out: FloorOutputs) -> None:
-        # RRoP stud 5: dead hand, ante returned.
+        # RRoP stud 5: dead hand, ante returned; a player who turned the cards up plays them (RRoP 3.4).
+        if option == "player":
+            self._turned_by_player(p)
+            return
         self._apply(HandKilled(p.seats[0], p.rule.id, refund_ante=True), out)
 
     def _rule_stud_exposed_holecard_tournament(self, p: Prompt, option: str, out: FloorOutputs) -> None:
@@ -210,7 +222,11 @@ class RulingsMixin(FloorState):
         self._apply(ActionWithdrawn(p.seats[0]), out)
 
     def _rule_stud_last_card_up(self, p: Prompt, option: str, out: FloorOutputs) -> None:
-        # RRoP stud 16-18: the last card dealt face up is kept and plays face up.
+        # RRoP stud 16-18: the last card dealt face up is kept and plays face up (turned up by the
+        # player, RRoP 3.4: it plays as dealt, nothing changes).
+        if option == "player":
+            self._turned_by_player(p)
+            return
         hand = self._live_hand()
         seat = p.seats[0]
         code = p.data.get("card_code")

@@ -233,6 +233,9 @@ class FloorState:
                 f"a hand with {count} cards is dead; only a hand missing its seventh card may be ruled live "
                 "(a hand with more than seven cards is dead) [RRoP stud 19]"
             )
+        if data.get("source") != "camera" and "player" in {o.id for o in rule.options}:
+            # Only the camera cannot tell the dealer's error from a player's own hand turning a card.
+            prompt.withheld["player"] = "a card dealt face up is the dealer's error: the player did not turn it [RRoP 3.4]"
         if rule_id == "stud.seven-card-limit" and data.get("source") != "camera":
             # The dealer who reports a count has counted; the camera's count is a reading of a fan
             # or a heap and may be wrong, and a hand is not killed on it unless the dealer counts
