@@ -89,6 +89,31 @@ def test_a_fans_card_whose_index_is_covered_is_not_invented(faces_dir) -> None:
         assert [c.code for c in _tabled(scene, seat) if c.index_visible and not _read_right(c, dets)] == [], f"seat {seat}"
 
 
+def test_a_tabled_card_read_lies_on_the_frames_cards(faces_dir) -> None:
+    """A card read from a tabled hand lies on the frame's cards (``Detector._on_cards``): every card of
+    the two fans read lies 0.8 or more on the foreground, the same outline laid in the bare middle of
+    the table lies on none (a corner hypothesised at a pip puts its card
+    over the felt: such a reading is dropped, ``tabled_inside``), and the bar loses none of the fans'
+    cards.  A picture's scale is estimated: without the layout's markers no bar."""
+    scene = render_showdown(FaceSet.load(faces_dir("anglo")), 1, arrangement="fan")
+    model = enrolled(faces_dir("anglo"))
+    calib = calibrate(scene.image, scene.layout)
+    assert calib.markers_seen
+    detector = Detector(model, calib)
+    dets = detector.detect(scene.image)
+    fans = [d for seat in (4, 5) for d in _on_seat(scene, seat, dets)]
+    assert len(fans) == 14
+    shares = [detector._on_cards(d.table_corners) for d in fans]
+    assert min(shares) >= PARAMS.tabled_inside, shares
+    height = scene.layout.card_width_mm * 1.4
+    assert all(np.linalg.norm(c.table_corners.mean(axis=0)) > 2 * height for c in scene.cards)  # the middle is bare felt
+    for d in fans:
+        away = d.table_corners - d.table_corners.mean(axis=0)  # the same card, laid in the middle of the table
+        assert detector._on_cards(away) < 0.05
+    without = Detector(model, calib, params=replace(PARAMS, tabled_inside=0.0)).detect(scene.image)
+    assert sorted(str(d.card) for d in dets) == sorted(str(d.card) for d in without)
+
+
 @pytest.mark.parametrize("seed", [10003, 80002])
 def test_stud_tables_read_as_without_the_tabled_reading(faces_dir, seed: int) -> None:
     """On a stud table (rows and hole cards) the tabled reading changes no detection."""

@@ -41,6 +41,7 @@ class DetectParams:
     tabled_labels: int = 6  # the best coarse labels of a corner matched at full scale
     tabled_min: float = 0.86  # a corner matching this well is a card (a covered card's corner in a row must too)
     tabled_m2: float = 4.0  # ... and whose window lies this near the card's corners as the discriminant measures (index_m2)
+    tabled_inside: float = 0.8  # at a table calibrated by its markers, a tabled card read lies this much on the frame's cards (foreground), not over the felt
     tabled_lead: float = 0.01  # such a card whose label leads the next by less (as settled: corner, discriminant, strip look) is a close call: left unread or dropped
     tabled_askew_deg: float = 5.0  # a row's blob read as tabled cards is taken for them when one lies this far off the row
     tabled_same_mm: float = 3.0  # two tabled readings this close, edges parallel, are one card (a fan's neighbours: 4 mm and 5 degrees apart)

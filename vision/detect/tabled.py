@@ -107,10 +107,13 @@ class TabledStage(StripStage, DiscriminantStage, RowStage):
         rec["found"] = found
         if not found:
             return None
-        # one card of a label per blob: the surest (a card may show both its index corners)
+        # One card of a label per blob: the surest (a card may show both its index corners); at a
+        # table calibrated by its markers, only one whose card lies on the frame's cards.
+        inside = self.p.tabled_inside if self.calib.markers_seen else 0.0
         best: dict[int, tuple[float, np.ndarray]] = {}
         for label, score, tc, close in found:
-            if not close and (label not in best or score > best[label][0]):
+            if not close and (label not in best or score > best[label][0]) and \
+                    (not inside or self._on_cards(tc) >= inside):
                 best[label] = (score, tc)
         cards: list[tuple[str | None, float, np.ndarray]] = [(self.deck.code(lab), sc, tc) for lab, (sc, tc) in best.items()]
         # A close call is a card left unread, unless one of its close labels is a card read surely in
@@ -132,6 +135,17 @@ class TabledStage(StripStage, DiscriminantStage, RowStage):
             self._tabled_ids.add(id(out[-1]))
         rec["result"] = out
         return out
+
+    def _on_cards(self, card: np.ndarray) -> float:
+        """How much of a card read (its outline, table mm) lies on the frame's foreground.
+
+        Why: a corner hypothesised at a pip or at a covered card's corner strip puts its card over
+        the felt; a card read right lies on cards, if not always in its own blob (a neighbour's piece,
+        a blob cut short).  Session 25, eight tuning designs x 8 showdowns at seeds 92004-92011: false
+        cards 25 -> 5, no card read right lost; its own blob alone lost right readings at any bar."""
+        if self._fg_table is None:
+            self._fg_table = [self.segmenter.to_table(c).reshape(-1, 2) for c in self._fg_contours]
+        return _overlap(card, self._fg_table, others_convex=False)
 
     def _tabled_unique(self, dets: list[Detection]) -> list[Detection]:
         """One reading of each card and one card of each label in the frame, where tabled cards
