@@ -4,6 +4,7 @@
 from __future__ import annotations
 
 import time
+from collections import Counter
 from typing import Any
 
 from dealer_console.demo.table_parts import TableParts
@@ -145,11 +146,5 @@ class TruthCheck(TableParts):
 def _read_at(felt: list[str], seen: list[str], tabled: bool) -> int:
     """The felt's up cards the camera read: in row order, or (a hand tabled face up) wherever listed."""
     if tabled:
-        left = list(seen)
-        hits = 0
-        for c in felt:
-            if c in left:
-                left.remove(c)
-                hits += 1
-        return hits
+        return sum((Counter(felt) & Counter(seen)).values())
     return sum(1 for i, c in enumerate(felt) if i < len(seen) and seen[i] == c)
