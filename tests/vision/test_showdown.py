@@ -230,3 +230,20 @@ def test_a_tabled_card_read_twice_is_counted_once(faces_dir) -> None:
     assert all(len(up) + down <= 7 for up, down in seen.values())
     right = [c for c in _tabled(scene) if _read_right(c, before)]
     assert [c.code for c in right if not _read_right(c, dets)] == []
+
+
+def test_a_deck_printed_at_one_corner_is_read_tabled(faces_dir) -> None:
+    """``anglo+onecorner`` (its bottom-right index painted out), seed 2: its showdown fans were not read
+    corner first at all (the tabled reading was for decks printed at two corners: the view without an
+    index matched pips), and the rows' reading read none of the 14 cards whose top-left index shows,
+    inventing 21 cards from covered corners.  Now its corners are matched with the index view's
+    templates alone: 13 of the 14 are read, and fewer cards are invented (8: pips of covered cards, a
+    known limit)."""
+    scene = render_showdown(FaceSet.load(faces_dir("anglo+onecorner")), 2, arrangement="fan")
+    shown = [c for c in _tabled(scene) if c.index_tl]
+    assert len(shown) == 14
+    rows_only = _detect(faces_dir, scene, "anglo+onecorner", tabled=False)
+    dets = _detect(faces_dir, scene, "anglo+onecorner")
+    assert sum(_read_right(c, rows_only) for c in shown) <= 3
+    assert sum(_read_right(c, dets) for c in shown) >= 13
+    assert len(_invented(scene, dets)) < len(_invented(scene, rows_only))

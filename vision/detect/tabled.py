@@ -17,7 +17,8 @@ read from, and a card lying over it would hide the index).  So:
    strip at the corner;
 3. every hypothesis's corner strip is cut out of the frame at the template scale, turned by
    -2, 0 and 2 degrees, and matched with the enrolled corner templates (both views: a card
-   lying the other way shows its other index there) over +-3 px, as the rows' fine match does,
+   lying the other way shows its other index there; a deck printed at one corner, its index view's
+   alone) over +-3 px, as the rows' fine match does,
    the blank-paper gate included; the best four labels are matched again with every
    camera-like variant;
 4. a corner that matches ``tabled_min`` or better is a card (its whole outline follows from
@@ -88,12 +89,13 @@ class TabledStage(StripStage, DiscriminantStage, RowStage):
         """The tabled cards of a blob that is no row (``tab``: its outline in table mm), or None when
         the corners that read do not explain the blob (then it is not a showdown hand).
 
-        Only for a deck that prints an index at two opposite corners (both views of
-        ``vision.index_layout``): with one, a corner strip of a tabled card shows the index or
-        nothing, and the view without one matched pips (17 false cards on two tables of
-        ``anglo+onecorner+mirror``; read with the index view's templates alone, that deck still failed
-        tests/vision/test_index_layout.py in session 12, so such a deck stays off)."""
-        if not all(self.deck.layout.views):
+        A deck printed at one corner is read with its index view's templates alone (the view without
+        an index matched pips: 17 false cards on two tables of ``anglo+onecorner+mirror``, session 11).
+        One whose upright view carries no index (printed at the top right only, read turned round:
+        ``anglo+onecorner+mirror``) stays off: read so it failed tests/vision/test_index_layout.py in
+        session 12.  Session 26 opened the reading to the others (tuning showdowns 369 -> 386 of 435, no more wrong
+        or false cards; docs/vision.md)."""
+        if not self.index_views[0]:
             return None
         trace = getattr(self, "tabled_trace", None)
         rec: dict[str, object] = {"tab": tab.reshape(-1, 2).copy(), "reads": []}
@@ -183,7 +185,7 @@ class TabledStage(StripStage, DiscriminantStage, RowStage):
         of ``tabled_min`` as the row's.  Taken for more sure cards alone, it let a dealt row of a hard-to-read deck (thin
         index, patterned face) be read again as tabled cards, pips and all: 35 false cards in 30
         scenes of two held-out designs, counts only, session 11 (docs/vision.md)."""
-        if not self.p.tabled or not all(self.deck.layout.views):
+        if not self.p.tabled or not self.index_views[0]:
             return dets
         by_blob: dict[int, list[Detection]] = {}
         for d in dets:
@@ -407,7 +409,8 @@ class TabledStage(StripStage, DiscriminantStage, RowStage):
         nwc = (sh - cs[1] + 1) * ncx
         coarse = (embed_raw(raw_windows_sized(small, cs), self.c_mean, self.c_weight) @ self.coarse).reshape(len(corners), nwc, -1)
         lab = coarse.max(axis=1)
-        lab = np.maximum(lab[:, 0::2], lab[:, 1::2])  # per label: either plain view (as the rows' scan)
+        # per label: either plain view (as the rows' scan); a deck printed at one corner, the view that carries it
+        lab = lab[:, 0::2] if self.partial_index else np.maximum(lab[:, 0::2], lab[:, 1::2])
         keep = np.flatnonzero(lab.max(axis=1) >= self.p.tabled_coarse)
         if rec is not None:
             rec["coarse"] = lab.max(axis=1)
@@ -437,9 +440,10 @@ class TabledStage(StripStage, DiscriminantStage, RowStage):
         inv = np.empty((len(fine), nwin), np.float32)
         gather_windows(atlas.bright, atlas.colour1, atlas.colour2, STRIP_H, STRIP_W, at, span, span, mu, spread,
                        self._wt, self._basis, x, inv)
-        n_lab, g, nt = self.p.tabled_labels, self.label_tids.shape[1], len(_TURNS)
+        table = self._covered_tids  # (every view and variant; a deck printed at one corner, those of its index view)
+        n_lab, g, nt = self.p.tabled_labels, table.shape[1], len(_TURNS)
         top_all = np.array([np.resize(t, n_lab) for t in cands])  # (C, L): a short list repeats
-        tids = np.repeat(self.label_tids[top_all].reshape(len(cands), -1), nt, axis=0)  # (poses, L * G)
+        tids = np.repeat(table[top_all].reshape(len(cands), -1), nt, axis=0)  # (poses, L * G)
         sc = np.empty((len(fine), nwin, tids.shape[1]), np.float32)
         window_scores(x, inv, mu, spread, np.ascontiguousarray(tids), self._weighted, self._shift, sc)
         sc4 = sc.reshape(len(cands), nt * nwin, n_lab, g)  # per kept corner: (turns * windows, L, G)
@@ -448,7 +452,7 @@ class TabledStage(StripStage, DiscriminantStage, RowStage):
         where = best_v.argmax(axis=1)  # (C, L): each label's best (turn, window)
         ci, li = np.arange(len(cands))[:, None], np.arange(n_lab)[None, :]
         value = best_v[ci, where, li]
-        tmpl = self.label_tids[top_all, best_g[ci, where, li]]  # (C, L): the template that won there
+        tmpl = table[top_all, best_g[ci, where, li]]  # (C, L): the template that won there
         pose_k = (ci * nt + where // nwin).ravel()  # (C * L,) its pose, and its window in the pose
         win_k = (where % nwin).ravel()
         k_all = pose_k * nwin + win_k
@@ -526,7 +530,10 @@ class TabledStage(StripStage, DiscriminantStage, RowStage):
                 self._atlas = saved
         score, xw = score[:, 0], xw[:, 0]  # (R, 2), (R, 2, D)
         quad = ((xw @ self.deck.lda_p) * xw).sum(axis=2)
-        dist_all = (quad - 2 * score).min(axis=1) / self.deck.lda_m2
+        m2 = quad - 2 * score
+        if self.partial_index:  # (a view that carries no index is no corner to be near, as a row's)
+            m2 = np.where(np.array(self.index_views)[None, :], m2, np.inf)
+        dist_all = m2.min(axis=1) / self.deck.lda_m2
         best = score.max(axis=1)
         lda = [np.full(len(t), np.nan) for t, _s, _p in reads]
         dist = [np.full(len(t), np.inf) for t, _s, _p in reads]
