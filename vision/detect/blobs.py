@@ -96,6 +96,17 @@ class BlobStage(TabledStage):
                 # passes for a row: its parts come apart where a disc bigger than the chip fits no more.
                 radius = self._open_radius(np.array([cx, cy]))
                 if radius > max(self.p.split_radii) and self.segmenter.comes_apart(cnt, radius):
+                    # (... but a spread of tabled cards touching at their corners comes apart so too, and a
+                    # piece the disc bit into reads as a back: a blob that is no row is read corner
+                    # first before it is opened, and taken if its cards cover it all but the corners'
+                    # gaps, as a spread's do and a row with a chip and a hole card does not: 0.98 or
+                    # more against 0.46-0.64; session 27, docs/vision.md)
+                    if self.p.tabled_first_cover <= 1.0 and self.p.tabled and parent < 0 and \
+                            not self._row_like(((cx, cy), (rw, rh), ang), area):
+                        tabled = self._tabled(frame, tab, blob_id, self.p.tabled_first_cover)
+                        if tabled is not None:
+                            out.extend(tabled)
+                            continue
                     pieces, lost = self.segmenter.opened(cnt, radius)
                     if len(pieces) >= 2 and lost * area <= self.p.open_max * card_area:
                         queue.extend((p, depth, blob_id, True) for p in pieces)

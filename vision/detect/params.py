@@ -47,6 +47,8 @@ class DetectParams:
     tabled_same_mm: float = 3.0  # two tabled readings this close, edges parallel, are one card (a fan's neighbours: 4 mm and 5 degrees apart)
     tabled_hidden: float = 0.5  # ... as are two each of whose index strips lies this much inside the other's outline (neither index could show)
     tabled_cover: float = 0.4  # the cards read must cover this share of the blob, or it is no tabled hand
+    tabled_first_cover: float = 0.9  # a blob that is no row and would come apart when opened is read corner first before, and taken if its cards cover this much of it (a spread touching at corners); over 1: opened first
+    tabled_row_cover: float = 0.8  # a row whose cards read cover less of its blob reads badly (read again corner first, as tabled_rows says)
     # -- step 3: cutting rows into cards
     min_gap: float = 0.22  # stud row offsets, as fractions of a card width: at least ...
     max_gap: float = 0.68  # ... and at most

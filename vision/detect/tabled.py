@@ -85,9 +85,10 @@ class TabledStage(StripStage, DiscriminantStage, RowStage):
         """The line finder for the edges inside a blob."""
         self._lsd = cv2.createLineSegmentDetector()
 
-    def _tabled(self, frame: np.ndarray, tab: np.ndarray, blob_id: int) -> list[Detection] | None:
+    def _tabled(self, frame: np.ndarray, tab: np.ndarray, blob_id: int, least: float | None = None) -> list[Detection] | None:
         """The tabled cards of a blob that is no row (``tab``: its outline in table mm), or None when
-        the corners that read do not explain the blob (then it is not a showdown hand).
+        the corners that read do not explain the blob (then it is not a showdown hand): when they cover
+        less than ``least`` of it (``tabled_cover`` unless said).
 
         A deck printed at one corner is read with its index view's templates alone (the view without
         an index matched pips: 17 false cards on two tables of ``anglo+onecorner+mirror``, session 11).
@@ -129,7 +130,7 @@ class TabledStage(StripStage, DiscriminantStage, RowStage):
                     _share_inside(tc, tab) >= _UNREAD_INSIDE:
                 cards.append((None, score, tc))
         cover = rec["cover"] = self._cover(tab, [tc for _c, _s, tc in cards])
-        if cover < self.p.tabled_cover:
+        if cover < (self.p.tabled_cover if least is None else least):
             return None
         out = []
         for k, (code, score, tc) in enumerate(sorted(cards, key=lambda c: (c[0] is None, -c[1]))):
@@ -177,9 +178,10 @@ class TabledStage(StripStage, DiscriminantStage, RowStage):
         cards if those read more cards surely: a tight fan or a small heap fills a card-high
         rectangle as a row does, and read as a row its cards come out unread.
 
-        Only a blob with a face-up card unread or under ``tabled_min``, or one read as two or more
-        face-down cards alone (a spread's cards lying across each other pass for backs), is read
-        again, and its
+        Only a blob with a face-up card unread or under ``tabled_min``, one read as two or more
+        face-down cards alone (a spread's cards lying across each other pass for backs), or one whose
+        cards read cover less than ``tabled_row_cover`` of it (a card of the spread not found at all)
+        is read again, and its
         tabled reading is taken only if a card of it lies askew to the row (more than
         ``tabled_askew_deg``: a row's cards are parallel, a fan's are not) AND it has at least as many cards
         of ``tabled_min`` as the row's.  Taken for more sure cards alone, it let a dealt row of a hard-to-read deck (thin
@@ -197,6 +199,10 @@ class TabledStage(StripStage, DiscriminantStage, RowStage):
             weak = any(d.face_up and (d.card is None or d.score < self.p.tabled_min) for d in group) or \
                 not any(d.face_up for d in group)
             tab = self._row_outlines.get(blob)
+            if not weak and tab is not None:
+                # (a spread whose cards lie side by side passes for a row, and the row's plan finds
+                # the cards at its ends and loses the one between: what it read leaves the blob bare)
+                weak = self._cover(tab, [d.table_corners for d in group]) < self.p.tabled_row_cover
             if weak and tab is not None and len(group) >= 2 and cv2.contourArea(tab) > 1.2 * self.w_mm * self.h_mm:
                 tabled = self._tabled(frame, tab, blob)
                 sure = sum(1 for d in group if d.card is not None and d.score >= self.p.tabled_min)
