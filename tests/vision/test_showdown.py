@@ -249,36 +249,33 @@ def test_a_deck_printed_at_one_corner_is_read_tabled(faces_dir) -> None:
     assert len(_invented(scene, dets)) < len(_invented(scene, rows_only))
 
 
-@pytest.mark.slow
-def test_a_spread_touching_at_its_corners_is_read_before_it_is_opened(faces_dir) -> None:
-    """paris, seed 92000, seat 1: five cards spread, touching at their corners: one blob that is no
-    row, which came apart when opened (the disc that parts a chip from the cards it bridges), and the
-    piece the disc bit out of the 9d read as a back, so the 9d was not read at all (seven tuning
-    designs lost it).  A blob that is no row is now read corner first before it is opened
-    (``tabled_first_cover``: taken where the cards read cover 0.9 of it): the five are read, none invented."""
-    scene = render_showdown(FaceSet.load(faces_dir("paris")), 92000)
-    cards = _tabled(scene, 1)
-    assert len(cards) == 5 and all(c.index_visible for c in cards)
-    opened = _detect(faces_dir, scene, "paris", tabled_first_cover=1.1)
-    assert [c.code for c in cards if not _read_right(c, opened)] == ["9d"]
-    dets = _detect(faces_dir, scene, "paris")
-    assert [c.code for c in cards if not _read_right(c, dets)] == []
-    assert sorted(str(d.card) for d in _on_seat(scene, 1, dets)) == sorted(c.code for c in cards)
-    assert _invented(scene, dets) == []
-
 
 @pytest.mark.slow
-def test_a_spread_read_as_a_row_that_loses_a_card_is_read_again_as_tabled_cards(faces_dir) -> None:
-    """tigullio, seed 92002, seat 2: the 7s, 4s and 3c spread side by side touch in one blob that
-    passes for a row; the row's plan read the 7s and the 3c at its ends, both surely, and did not find
-    the 4s between them at all, so the row read well and was kept.  What a row read must cover its
-    blob (``tabled_row_cover``: 0.67 here, 0.94 or more on every stud row of the tuning showdowns):
-    read again corner first, all six of the seat's cards are read."""
-    scene = render_showdown(FaceSet.load(faces_dir("tigullio")), 92002)
-    cards = _tabled(scene, 2)
-    assert len(cards) == 6 and all(c.index_visible for c in cards)
-    as_row = _detect(faces_dir, scene, "tigullio", tabled_row_cover=0.0)
-    assert [c.code for c in cards if not _read_right(c, as_row)] == ["4s"]
-    dets = _detect(faces_dir, scene, "tigullio")
+@pytest.mark.parametrize(("deck", "seed", "seat", "off", "lost"), [
+    ("paris", 92000, 1, {"tabled_first_cover": 1.1}, "9d"),
+    ("tigullio", 92002, 2, {"tabled_row_cover": 0.0}, "4s"),
+])
+def test_a_spread_that_touches_is_read_as_tabled_cards(faces_dir, deck: str, seed: int, seat: int,
+                                                       off: dict[str, float], lost: str) -> None:
+    """A seat's spread whose cards touch, every index showing, lost one card:
+
+    * paris 92000 seat 1: five cards touching at their corners, one blob that is no row, came apart
+      when opened (the disc that parts a chip from the cards it bridges) and the piece the disc bit
+      out of the 9d read as a back (seven tuning designs lost it).  Such a blob is now read corner
+      first before it is opened (``tabled_first_cover``: taken where the cards read cover 0.9 of it).
+    * tigullio 92002 seat 2: the 7s, 4s and 3c side by side passed for a row; the row's plan read the
+      7s and 3c at its ends, surely, and found nothing of the 4s between them, so the row was kept.
+      A row whose cards read leave its blob bare (``tabled_row_cover``: 0.67 here, 0.94 or more on
+      every other row of the tuning showdowns) is now read again corner first.
+
+    With the mechanism off (``off``) the card is lost; with it every card of the seat is read, none
+    invented, nothing counted twice."""
+    scene = render_showdown(FaceSet.load(faces_dir(deck)), seed)
+    cards = _tabled(scene, seat)
+    assert len(cards) >= 5 and all(c.index_visible for c in cards)
+    before = _detect(faces_dir, scene, deck, **off)
+    assert [c.code for c in cards if not _read_right(c, before)] == [lost]
+    dets = _detect(faces_dir, scene, deck)
     assert [c.code for c in cards if not _read_right(c, dets)] == []
+    assert sorted(str(d.card) for d in _on_seat(scene, seat, dets)) == sorted(c.code for c in cards)
     assert _invented(scene, dets) == []
