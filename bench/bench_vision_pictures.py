@@ -42,14 +42,14 @@ from vision.scene_picture import render_picture  # noqa: E402
 WAYS = ("lone cards only", "as the command reads")
 
 
-def one_deck(deck: str, scenes: int, seed0: int) -> tuple[str, dict[str, tuple[ShowdownScore, int, list[float]]]]:
+def one_deck(deck: str, scenes: int, seed0: int, tilt: float = 0.0) -> tuple[str, dict[str, tuple[ShowdownScore, int, list[float]]]]:
     d = deck_faces(deck)
     faces, back = read_face_dir(d)
     model = enroll(faces, back, deck)
     fs = FaceSet.load(d)
     out: dict[str, tuple[ShowdownScore, int, list[float]]] = {w: (ShowdownScore(), 0, []) for w in WAYS}
     for k in range(scenes):
-        scene = render_picture(fs, seed0 + k)
+        scene = render_picture(fs, seed0 + k, tilt_deg=tilt)
         for way in WAYS:
             score, refused, secs = out[way]
             t0 = time.perf_counter()
@@ -68,7 +68,7 @@ def one_deck(deck: str, scenes: int, seed0: int) -> tuple[str, dict[str, tuple[S
     return deck, out
 
 
-def _star(args: tuple[str, int, int]) -> tuple[str, dict[str, tuple[ShowdownScore, int, list[float]]]]:
+def _star(args: tuple[str, int, int, float]) -> tuple[str, dict[str, tuple[ShowdownScore, int, list[float]]]]:
     cv2.setNumThreads(1)
     return one_deck(*args)
 
@@ -79,6 +79,8 @@ def main() -> int:
     ap.add_argument("--scenes", type=int, default=4)
     ap.add_argument("--seed", type=int, default=95_000)
     ap.add_argument("--jobs", type=int, default=1)
+    ap.add_argument("--tilt", type=float, default=0.0,
+                    help="the camera this many degrees off straight down (vision.scene_picture.camera_tilt; default 0)")
     ap.add_argument("--dev", action="store_true", help="tuning decks only; prints every miss")
     args = ap.parse_args()
     cv2.setNumThreads(1)
@@ -86,7 +88,7 @@ def main() -> int:
     if args.dev and set(decks) & set(HELD_OUT):
         print(f"error: --dev never scores held-out decks: {sorted(set(decks) & set(HELD_OUT))}", file=sys.stderr)
         return 1
-    work = [(deck, args.scenes, args.seed) for deck in decks]
+    work = [(deck, args.scenes, args.seed, args.tilt) for deck in decks]
     if args.jobs > 1:
         import multiprocessing
 
@@ -113,7 +115,7 @@ def main() -> int:
             for m in total.misses:
                 print("  " + m)
     print(f"({len(decks)} {'tuning' if args.dev else 'held-out'} decks x {args.scenes} pictures, seeds "
-          f"{args.seed}-{args.seed + args.scenes - 1}; load {os.getloadavg()[0]:.2f})")
+          f"{args.seed}-{args.seed + args.scenes - 1}, camera tilt {args.tilt:g} deg; load {os.getloadavg()[0]:.2f})")
     return 0
 
 

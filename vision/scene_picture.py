@@ -19,6 +19,7 @@ import cv2
 import numpy as np
 
 from engine.cards import DECK
+from vision.camera_tilt import PHONE_FOCAL, camera_tilt
 from vision.scale import picture_layout
 from vision.scene import (
     FaceSet,
@@ -61,10 +62,14 @@ def _surface(rng: np.random.Generator, kind: str, size: tuple[int, int],
 
 def render_picture(faces: FaceSet, seed: int, *, surface: str | None = None, hands: int | None = None,
                    arrangement: str | None = None, tone: tuple[int, int, int] | None = None,
-                   size: tuple[int, int] = (1600, 1200)) -> Scene:
+                   size: tuple[int, int] = (1600, 1200), tilt_deg: float = 0.0,
+                   focal: float = PHONE_FOCAL) -> Scene:
     """One picture; every random choice comes from ``seed``.  ``hands`` (2-3) hands of 4-7 cards, each
     ``arrangement`` (one of ``fan``, ``loose``, ``spread``, or drawn per hand), on ``surface`` of
-    colour ``tone`` (BGR; default drawn from :data:`WOODS` or :data:`CLOTHS`)."""
+    colour ``tone`` (BGR; default drawn from :data:`WOODS` or :data:`CLOTHS`).  ``tilt_deg``: the
+    camera looks that far off straight down through a lens of ``focal`` (over the picture's longer
+    side), the near side drawn at random (:func:`vision.camera_tilt.camera_tilt`; the same cards and
+    hands as at 0)."""
     rng = np.random.default_rng(seed)
     kind = surface or str(rng.choice(SURFACES))
     w, h = size
@@ -73,16 +78,25 @@ def render_picture(faces: FaceSet, seed: int, *, surface: str | None = None, han
     cw = 63.0
     ch = cw * faces.aspect
     w_mm, h_mm = w / px_mm, h / px_mm
+    middle = (0.0, 0.0)  # (of the table the picture sees, mm)
     # the camera: the top view at px_mm, its corners moved by up to 4 % of the picture (a mild tilt)
     top = np.array([[px_mm, 0, w / 2], [0, px_mm, h / 2], [0, 0, 1]], np.float64)
     src = np.array([[0, 0], [w, 0], [w, h], [0, h]], np.float32)
     tilt = cv2.getPerspectiveTransform(src, (src + rng.uniform(-0.04, 0.04, (4, 2)) * [w, h]).astype(np.float32))
     hmat = tilt @ top
+    if tilt_deg:
+        near = float(np.random.default_rng([seed, 1]).uniform(0, 360))
+        hmat = camera_tilt(size, tilt_deg, near, focal) @ hmat
+        # the hands are laid where the tilted camera sees the table (within the picture's corners, seen on it)
+        seen = _project(np.linalg.inv(hmat), np.array([[0, 0], [w, 0], [w, h], [0, h]], np.float64))
+        (x0, x1), (y0, y1) = (sorted(seen[:, 0])[1:3], sorted(seen[:, 1])[1:3])
+        w_mm, h_mm = x1 - x0, y1 - y0
+        middle = ((x0 + x1) / 2, (y0 + y1) / 2)
     deck = [str(c) for c in DECK]
     rng.shuffle(deck)
     n_hands = hands or int(rng.integers(2, 4))
     # each hand in a cell of its own (the picture cut into columns), its middle kept off the edges
-    cells = [(-w_mm / 2 + (i + 0.5) * w_mm / n_hands, 0.0) for i in range(n_hands)]
+    cells = [(middle[0] - w_mm / 2 + (i + 0.5) * w_mm / n_hands, middle[1]) for i in range(n_hands)]
     cards: list[TruthCard] = []
     for i, (cx, cy) in enumerate(cells):
         how = arrangement or str(rng.choice(list(ARRANGE)))
