@@ -8,15 +8,19 @@ the picture says it: every blob that is one card lying flat is a rectangle of th
 aspect, whose long side is a card height; every row of overlapping cards or down cards
 side by side is a longer rectangle whose short side is a card height.  The median of
 those heights sets a scale; the picture is then taken as a top view at that scale (the
-whole picture as felt, no seats, no markers).  A camera tilted so much that the near and
-far cards differ by more than the detector's tolerance (16 % of a card height) needs a
-real calibration.
+whole picture as felt, no seats, no markers).
+
+A photograph taken from a chair is not a top view: 30 degrees off straight down, near cards are
+half as big again as far ones and every card is squashed along the line of sight, past what the
+detector reads.  The picture is then also read through cameras turned off straight down
+(:mod:`vision.camera_tilt`, :func:`search_tilt`), and the one it reads best through is kept.
 
 A picture in which every card touches another (hands tabled at a showdown: fans, heaps, cards
 spread edge to edge) has no such blob.  Its cards still say their scale through what the
 detector reads: at the right card height it reads many cards surely, a tenth off it reads few or
-none (:func:`calibrate_by_reading`).  That costs a dozen readings of the picture (a few seconds):
-fine for the one-off command, never for a camera's frames, which have the layout's markers.
+none (:func:`calibrate_by_reading`).  That costs a dozen readings of the picture, and the search
+for the camera's turn about as many (seconds each): fine for the one-off command, never for a
+camera's frames, which have the layout's markers.
 """
 
 from __future__ import annotations
@@ -167,8 +171,8 @@ def _over_picture(size: tuple[int, int], hmat: np.ndarray, card_width_mm: float)
     return Calibration(picture_layout(float(span[0]), float(span[1]), card_width_mm), hmat, size)
 
 
-#: a picture whose card size changes by at least this share from its centre to its farthest corner is
-
+#: a picture whose card size changes by at least this share from its centre to its farthest corner says
+#: a tilt (:func:`tilt_said`), where the search starts
 TILT_CHANGE = 0.1
 
 
@@ -343,9 +347,9 @@ def calibrate_picture(image: np.ndarray, model: DeckModel, at_showdown: bool | N
     card: hands fanned, heaped or spread edge to edge; or a blob that only looked like one: a spread
     taken for one card, the grain of a cloth for many small ones, session 23 measured both) the card
     height the detector reads best at (:func:`calibrate_by_reading`), the first estimate among them.
-    Then, where the cards' size changes across the picture (from the lone cards' plane, or from the
-    heights each card read at), the picture seen through a camera turned off straight down
-    (:func:`search_tilt`), kept if it reads better.
+    Then the picture seen through cameras turned off straight down (:func:`search_tilt`, from the
+    tilt the cards' sizes say where six or more say one: the lone cards' plane, or the heights each
+    card read at), the best kept if it reads better than that.
     """
     size = (image.shape[1], image.shape[0])
     card_h_mm = CARD_WIDTH_MM * model.aspect
