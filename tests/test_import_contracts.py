@@ -33,7 +33,7 @@ CORES = frozenset({
     # vision: detection, recognition, seats, debounce
     "vision", "vision.calibration", "vision.deck", "vision.detect", "vision.discriminant", "vision.layout",
     "vision.strip_match", "vision.window_match", "vision.tracking", "vision.corner", "vision.index_layout",
-    "vision.classifier", "vision.camera_tilt",
+    "vision.classifier", "vision.camera_tilt", "vision.right_angles",
     # dealer_console: what the screens show, as data
     "dealer_console", "dealer_console.snapshot", "dealer_console.health", "dealer_console.model",
     "dealer_console.qtguard",  # a guard against a PySide6 reference bug: ctypes, no I/O

@@ -37,6 +37,7 @@ from vision.deck import DeckModel
 from vision.detect import Detector
 from vision.detect.foreground import FeltSegmenter
 from vision.layout import CARD_WIDTH_MM, TableLayout
+from vision.right_angles import outline_corners, turn_from_corners
 
 
 def picture_layout(width_mm: float, height_mm: float, card_width_mm: float = CARD_WIDTH_MM) -> TableLayout:
@@ -206,8 +207,16 @@ SEARCH_TILT_DEG = 30.0
 SEARCH_DIRECTIONS = 4
 
 
+#: from the turn the cards' right angles say (:mod:`vision.right_angles`: within about 6 degrees of tilt
+#: and 10 of direction on rendered pictures), the tilt is tried this share either way (at least
+#: :data:`LEAST_TILT_STEP_DEG`) and the direction this many degrees either way
+SQUARE_TILT_STEP = 0.15
+LEAST_TILT_STEP_DEG = 3.0
+SQUARE_TURN_DEG = 10.0
+
+
 def search_tilt(size: tuple[int, int], height_px: float, aspect: float, support: Callable[[Calibration], float],
-                start: tuple[float, float] | None = None) -> tuple[float, Calibration]:
+                start: tuple[float, float] | None = None, squared: bool = False) -> tuple[float, Calibration]:
     """The camera turned off straight down (:func:`camera_calibration`) the picture reads best
     through (``support``), and how well.  From ``start`` (the tilt and direction the cards' sizes
     say), or else the best of :data:`SEARCH_TILT_DEG` towards :data:`SEARCH_DIRECTIONS` directions:
@@ -231,6 +240,15 @@ def search_tilt(size: tuple[int, int], height_px: float, aspect: float, support:
         return tried[k][0]
 
     step = 360.0 / SEARCH_DIRECTIONS
+    if start is not None and squared:  # the corners' turn: near already, finer steps
+        tilt, near, height = (*start, height_px)
+        dt = max(LEAST_TILT_STEP_DEG, SQUARE_TILT_STEP * tilt)
+        tilt, near, height = max([(tilt, near, height), (tilt + dt, near, height), (max(tilt - dt, 0.0), near, height)],
+                                 key=at)
+        tilt, near, height = max([(tilt, near, height), (tilt, near - SQUARE_TURN_DEG, height),
+                                  (tilt, near + SQUARE_TURN_DEG, height)], key=at)
+        best = max([(tilt, near, height), (tilt, near, height * 1.05), (tilt, near, height / 1.05)], key=at)
+        return tried[key(best)]
     if start is not None:
         turns = [step / 4]
         tilt, near, height = (*start, height_px)
@@ -295,6 +313,25 @@ def reading_heights(image: np.ndarray, aspect: float) -> np.ndarray:
     return low * READING_STEP ** np.arange(n)
 
 
+def best_height(heights: np.ndarray, view: Callable[[float], Calibration],
+                support: Callable[[Calibration], float]) -> tuple[float, float]:
+    """The card height (px) the picture reads best at through ``view(height)``, and how well: the best
+    of ``heights`` (:data:`READING_STEP` apart), then its neighbours half a step either side, then a
+    quarter."""
+    tried: dict[float, float] = {}
+
+    def at(height: float) -> float:
+        if height not in tried:
+            tried[height] = support(view(height))
+        return tried[height]
+
+    best = max(heights.tolist(), key=at)
+    for finer in (0.5, 0.25):
+        f = READING_STEP**finer
+        best = max((best / f, best, best * f), key=at)
+    return best, tried[best]
+
+
 def calibrate_by_reading(image: np.ndarray, aspect: float, support: Callable[[Calibration], float],
                          card_width_mm: float = CARD_WIDTH_MM, first: Calibration | None = None) -> Calibration:
     """The picture as a top view at the card height the detector reads it best at.
@@ -317,20 +354,10 @@ def calibrate_by_reading(image: np.ndarray, aspect: float, support: Callable[[Ca
             "found no ArUco markers and nothing the size of a card in the picture to estimate the card scale "
             "from; pass --calibration (from `studtable vision calibrate`)"
         )
-    tried: dict[float, float] = {}
-
-    def at(height: float) -> float:
-        if height not in tried:
-            tried[height] = support(top_view(size, height / card_h_mm, card_width_mm))
-        return tried[height]
-
-    best = max(heights.tolist(), key=at)
-    for finer in (0.5, 0.25):  # then half a step either side, then a quarter
-        f = READING_STEP**finer
-        best = max((best / f, best, best * f), key=at)
-    if first is not None and first_support >= tried[best]:
+    best, score = best_height(heights, lambda height: top_view(size, height / card_h_mm, card_width_mm), support)
+    if first is not None and first_support >= score:
         return first
-    if tried[best] <= 0:
+    if score <= 0:
         raise CalibrationError(
             f"found no ArUco markers, no blob the shape of one card or one row, and no card read at any "
             f"card height from {heights[0]:.0f} to {heights[-1]:.0f} px; pass --calibration "
@@ -387,8 +414,15 @@ def calibrate_picture(image: np.ndarray, model: DeckModel, at_showdown: bool | N
             plane = fit_scale(samples, size) if said else None
     # Searched whatever the sizes say: hands near the middle of a picture taken 30 degrees off differ in
     # size by less than the blobs' own noise, and are still squashed past reading.
+    turn = turn_from_corners(outline_corners(FeltSegmenter(top_view(size, 1.0)).foreground(image)), size)
     start = tilt_said(size, plane) if plane is not None and said else None
     # (the height at the centre: the cards' own where they said a tilt, else the one read best at)
     height = float(plane[0]) if start is not None and plane is not None else chosen.px_per_mm((0.0, 0.0)) * card_h_mm
-    score, searched = search_tilt(size, height, model.aspect, support, start)
+    if turn is not None:  # the cards' right angles say the turn better than their sizes
+        start = (turn.tilt_deg, turn.near_deg)
+        # the flat views read best at the far cards' height or a squashed card's (30 degrees off: 15 to
+        # 25 % short of the card at the centre), so the height is read again through the turn
+        height, _score = best_height(height * READING_STEP ** np.arange(-2.0, 5.0),
+                                     lambda h: camera_calibration(size, h, *start, model.aspect), support)
+    score, searched = search_tilt(size, height, model.aspect, support, start, squared=turn is not None)
     return searched if score > support(chosen) else chosen

@@ -47,8 +47,15 @@ class FeltSegmenter:
             cv2.fillPoly(m, [np.round(p).astype(np.int32)], 255)
             return m
 
-        felt = poly_mask(lay.felt_polygon(144))
-        table = poly_mask(lay.table_polygon(144))
+        if self.picture:
+            # all of a picture is felt (or whatever the cards lie on); its layout's ellipse, drawn
+            # through a camera turned off straight down, would reach past the horizon (session 29:
+            # at 30 degrees it came back inside out and no card was ever seen)
+            felt = np.full((sh, sw), 255, np.uint8)
+            table = felt.copy()
+        else:
+            felt = poly_mask(lay.felt_polygon(144))
+            table = poly_mask(lay.table_polygon(144))
         rail = cv2.subtract(table, felt)
         markers = np.zeros((sh, sw), np.uint8)
         for corners in lay.markers.values():
