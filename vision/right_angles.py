@@ -84,9 +84,7 @@ def outline_corners(mask: np.ndarray, scale: float = 2.0) -> list[Corner]:
         pts = cnt.reshape(-1, 2).astype(np.float64) * scale + (scale - 1) / 2
         poly_at = cv2.approxPolyDP(cnt, OUTLINE_TOL_PX, True).reshape(-1, 2)
         flat = cnt.reshape(-1, 2)
-        idx = [int(np.flatnonzero((flat == p).all(axis=1))[0]) for p in poly_at]
-        order = np.argsort(idx)
-        idx = [idx[i] for i in order]
+        idx = sorted(int(np.flatnonzero((flat == p).all(axis=1))[0]) for p in poly_at)  # (along the outline)
         n = len(idx)
         if n < 3:
             continue

@@ -13,7 +13,8 @@ whole picture as felt, no seats, no markers).
 A photograph taken from a chair is not a top view: 30 degrees off straight down, near cards are
 half as big again as far ones and every card is squashed along the line of sight, past what the
 detector reads.  The picture is then also read through cameras turned off straight down
-(:mod:`vision.camera_tilt`, :func:`search_tilt`), and the one it reads best through is kept.
+(:mod:`vision.camera_tilt`, :func:`search_tilt`), from the turn that squares the cards' corners
+(:mod:`vision.right_angles`), and the one it reads best through is kept.
 
 A picture in which every card touches another (hands tabled at a showdown: fans, heaps, cards
 spread edge to edge) has no such blob.  Its cards still say their scale through what the
@@ -226,7 +227,10 @@ def search_tilt(size: tuple[int, int], height_px: float, aspect: float, support:
     centre by 13 % along the line of sight, past what the detector reads (about 8 %), so no flat view
     reads it well.  Few views on purpose: a search over three times as many (six directions, three
     card heights, two rounds of steps) read fewer cards right at 30 degrees (134 against 168 of 251,
-    wrong 47 against 32): the more views, the likelier one whose wrong readings look sure wins."""
+    wrong 47 against 32): the more views, the likelier one whose wrong readings look sure wins.
+    ``squared``: ``start`` is the turn the cards' right angles say (:mod:`vision.right_angles`), near
+    already: its tilt :data:`SQUARE_TILT_STEP` either way, its direction :data:`SQUARE_TURN_DEG`, its
+    card height a twentieth."""
     tried: dict[tuple[float, float, float], tuple[float, Calibration]] = {}
 
     def key(view: tuple[float, float, float]) -> tuple[float, float, float]:
@@ -374,9 +378,11 @@ def calibrate_picture(image: np.ndarray, model: DeckModel, at_showdown: bool | N
     card: hands fanned, heaped or spread edge to edge; or a blob that only looked like one: a spread
     taken for one card, the grain of a cloth for many small ones, session 23 measured both) the card
     height the detector reads best at (:func:`calibrate_by_reading`), the first estimate among them.
-    Then the picture seen through cameras turned off straight down (:func:`search_tilt`, from the
-    tilt the cards' sizes say where six or more say one: the lone cards' plane, or the heights each
-    card read at), the best kept if it reads better than that.
+    Then the picture seen through cameras turned off straight down (:func:`search_tilt`): from the
+    turn that squares the outline's corners where six or more are found (:mod:`vision.right_angles`,
+    the card height read again through it first), else from the tilt the cards' sizes say where six
+    or more say one (the lone cards' plane, or the heights each card read at); the best kept if it
+    reads better than the flat view.
     """
     size = (image.shape[1], image.shape[0])
     card_h_mm = CARD_WIDTH_MM * model.aspect
