@@ -19,6 +19,7 @@ CLI contract (relied on by other tools; keep it exact):
 from __future__ import annotations
 
 import argparse
+import contextlib
 import json
 import sys
 from pathlib import Path
@@ -167,19 +168,21 @@ def _detect(args: argparse.Namespace) -> int:
         model = load(args.deck)
         img = _load_image(args.image)
         at_showdown = {"unknown": None, "street": False, "showdown": True}[args.phase]
+        calib: Calibration | None = None
         if args.calibration is not None:
             calib = Calibration.from_dict(json.loads(args.calibration.read_text()))
         else:
-            try:
-                # The printed layout's markers are the same for any number of seats.
+            # The printed layout's markers are the same for any number of seats; without them, read_picture.
+            with contextlib.suppress(CalibrationError):
                 calib = calibrate(img, default_layout(8))
-            except CalibrationError:
-                from vision.scale import calibrate_picture
+        if calib is None:
+            from vision.scale import read_picture
 
-                calib = calibrate_picture(img, model, at_showdown)
-        detector = Detector(model, calib)
-        detector.at_showdown = at_showdown
-        dets = detector.detect(img)
+            dets = read_picture(img, model, at_showdown)
+        else:
+            detector = Detector(model, calib)
+            detector.at_showdown = at_showdown
+            dets = detector.detect(img)
     except (EnrollmentError, CalibrationError, OSError, ValueError) as exc:
         return _fail(str(exc))
     cards = [d.to_json() for d in dets if not d.half_turned]
