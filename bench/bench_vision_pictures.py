@@ -27,7 +27,6 @@ for _var in ("OPENBLAS_NUM_THREADS", "OMP_NUM_THREADS", "MKL_NUM_THREADS"):
     os.environ.setdefault(_var, "1")
 
 import argparse  # noqa: E402
-import dataclasses  # noqa: E402
 import sys  # noqa: E402
 import time  # noqa: E402
 from pathlib import Path  # noqa: E402
@@ -36,7 +35,6 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 import cv2  # noqa: E402
-import numpy as np  # noqa: E402
 from bench_vision import HELD_OUT, TUNING, deck_faces  # noqa: E402
 from bench_vision_showdown import ShowdownScore, score_showdown  # noqa: E402
 
@@ -44,18 +42,11 @@ from vision.calibration import CalibrationError  # noqa: E402
 from vision.deck import enroll, read_face_dir  # noqa: E402
 from vision.detect import Detector  # noqa: E402
 from vision.scale import calibrate_from_cards, calibrate_picture, read_picture  # noqa: E402
-from vision.scene import FaceSet, Scene  # noqa: E402
+from vision.scene import FaceSet  # noqa: E402
 from vision.scene_picture import render_picture  # noqa: E402
 
 WAYS = ("lone cards only", "as the command reads")
 AS_IS = "at its own size"
-
-
-def scaled_up(scene: Scene, k: float) -> Scene:
-    """``scene`` photographed k times finer: the picture scaled up (cubic), every card's corners with it."""
-    image = cv2.resize(scene.image, None, fx=k, fy=k, interpolation=cv2.INTER_CUBIC)
-    cards = [dataclasses.replace(c, corners=c.corners * k) for c in scene.cards]
-    return dataclasses.replace(scene, image=image, cards=cards, table_to_image=np.diag([k, k, 1.0]) @ scene.table_to_image)
 
 
 def one_deck(deck: str, scenes: int, seed0: int, tilt: float = 0.0,
@@ -69,7 +60,7 @@ def one_deck(deck: str, scenes: int, seed0: int, tilt: float = 0.0,
     for k in range(scenes):
         scene = render_picture(fs, seed0 + k, tilt_deg=tilt)
         if upscale != 1.0:
-            scene = scaled_up(scene, upscale)
+            scene = scene.scaled_up(upscale)
         for way in ways:
             score, refused, secs = out[way]
             t0 = time.perf_counter()

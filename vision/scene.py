@@ -25,6 +25,7 @@ Rendering is the test edge, not the core: the detector never imports it.
 
 from __future__ import annotations
 
+import dataclasses
 import math
 from collections.abc import Callable
 from dataclasses import dataclass, field
@@ -119,6 +120,13 @@ class Scene:
             else:
                 downs[c.seat] += 1
         return {seat: {"up": [code for _, code in sorted(up)], "down": downs[seat]} for seat, up in ups.items()}
+
+    def scaled_up(self, k: float) -> Scene:
+        """The scene photographed ``k`` times finer (a phone's 12 MP: 2.5 times 1600 x 1200): the picture
+        scaled up (cubic), every card's corners with it."""
+        image = cv2.resize(self.image, None, fx=k, fy=k, interpolation=cv2.INTER_CUBIC)
+        cards = [dataclasses.replace(c, corners=c.corners * k) for c in self.cards]
+        return dataclasses.replace(self, image=image, cards=cards, table_to_image=np.diag([k, k, 1.0]) @ self.table_to_image)
 
 
 # -- camera -------------------------------------------------------------------------------

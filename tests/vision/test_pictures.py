@@ -93,16 +93,11 @@ def test_a_phone_photograph_is_read_on_a_copy_the_size_the_reading_knows(faces_d
     are made on a copy scaled down to vision.scale.PICTURE_READ_SIDE, not on its 12 million pixels
     (which read 90.8 % of the cards whose index shows on the tuning bench, against 96.0 % so, in
     twice the time), and the cards it prints lie where they lie in the photograph itself."""
-    import dataclasses
-
     import vision.detect
 
-    k = 2.5
-    scene = render_picture(FaceSet.load(faces_dir("paris")), 95001)
-    big = cv2.resize(scene.image, None, fx=k, fy=k, interpolation=cv2.INTER_CUBIC)
-    scene = dataclasses.replace(scene, image=big, cards=[dataclasses.replace(c, corners=c.corners * k) for c in scene.cards])
+    scene = render_picture(FaceSet.load(faces_dir("paris")), 95001).scaled_up(2.5)
     img = tmp_path / "phone.jpg"
-    cv2.imwrite(str(img), big, [cv2.IMWRITE_JPEG_QUALITY, 92])
+    cv2.imwrite(str(img), scene.image, [cv2.IMWRITE_JPEG_QUALITY, 92])
     sizes: list[tuple[int, int]] = []
     detect = vision.detect.Detector.detect
 
