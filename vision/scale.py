@@ -379,6 +379,12 @@ def calibrate_by_reading(image: np.ndarray, aspect: float, support: Callable[[Ca
 #: own size the tuning pictures lost cards (90.8 % of the cards whose index shows, 96.0 % on the copy;
 #: held out 80.9 % either way)
 PICTURE_READ_SIDE = 1600
+#: ... unless the copy's cards come out shorter than this (px, at the picture's centre): then it is made
+#: again with cards :data:`COPY_CARD_PX` tall (the middle of the 106-158 px of the bench's pictures), or
+#: the picture read at its own size (a wide shot: a 1600 x 1200 picture of 19 cards with felt either side,
+#: 6400 px wide, read 8 cards on a copy 1600 px wide, 12 at its own size)
+LEAST_COPY_CARD_PX = 80.0
+COPY_CARD_PX = 130.0
 
 
 def read_picture(image: np.ndarray, model: DeckModel, at_showdown: bool | None = None) -> list[Detection]:
@@ -386,15 +392,25 @@ def read_picture(image: np.ndarray, model: DeckModel, at_showdown: bool | None =
     than :data:`PICTURE_READ_SIDE` read on a copy scaled down to it, its cards' corners carried back to
     the picture's own pixels (their table millimetres are the copy's: one table)."""
     h, w = image.shape[:2]
+
+    def copy(f: float) -> np.ndarray:
+        return image if f >= 1.0 else \
+            cv2.resize(image, (max(1, round(w * f)), max(1, round(h * f))), interpolation=cv2.INTER_AREA)
+
     f = min(1.0, PICTURE_READ_SIDE / max(w, h))
-    small = image if f == 1.0 else \
-        cv2.resize(image, (max(1, round(w * f)), max(1, round(h * f))), interpolation=cv2.INTER_AREA)
+    small = copy(f)
     try:
         calib = calibrate_picture(small, model, at_showdown)
+        card_px = calib.px_per_mm((0.0, 0.0)) * CARD_WIDTH_MM * model.aspect
     except CalibrationError:
         if small is image:
             raise
-        small, calib = image, calibrate_picture(image, model, at_showdown)  # (a wide shot: cards too small)
+        card_px = 0.0
+    if small is not image and card_px < LEAST_COPY_CARD_PX:
+        # a wide shot (a whole table at 12 MP): the copy's cards too small to read well, or to read at all
+        f = 1.0 if card_px <= 0 else min(1.0, f * COPY_CARD_PX / card_px)
+        small = copy(f)
+        calib = calibrate_picture(small, model, at_showdown)
     detector = Detector(model, calib)
     detector.at_showdown = at_showdown
     dets = detector.detect(small)

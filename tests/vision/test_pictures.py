@@ -115,6 +115,25 @@ def test_a_phone_photograph_is_read_on_a_copy_the_size_the_reading_knows(faces_d
     assert false == 0
 
 
+def test_a_wide_shot_is_not_read_on_a_copy_too_small_for_its_cards(faces_dir) -> None:
+    """A picture 6400 px wide whose cards are the bench's size (76-113 px wide), felt either side:
+    the 1600 px copy's cards would be 20-30 px (it read 8 of them, not 12), so the copy is made
+    again with cards of a readable size, and every card lies where it lies in the picture."""
+    import dataclasses
+
+    from vision.scale import read_picture
+
+    scene = render_picture(FaceSet.load(faces_dir("paris")), 95001)
+    pad = 2400
+    wide = cv2.copyMakeBorder(scene.image, 0, 0, pad, pad, cv2.BORDER_REPLICATE)
+    shifted = dataclasses.replace(scene, image=wide,
+                                  cards=[dataclasses.replace(c, corners=c.corners + np.array([pad, 0])) for c in scene.cards])
+    right, visible, false = _score(shifted, [d.to_json() for d in read_picture(wide, enrolled(faces_dir("paris")))])
+    assert visible >= 10
+    assert right >= 0.95 * visible, (right, visible)
+    assert false == 0
+
+
 @pytest.mark.slow
 def test_a_picture_taken_off_straight_down_is_read_without_a_calibration(faces_dir, paris_deck, tmp_path, capsys) -> None:
     """A photograph taken from a chair, 30 degrees off straight down (vision.camera_tilt): near cards
