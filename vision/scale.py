@@ -382,15 +382,16 @@ PICTURE_READ_SIDE = 1600
 #: ... unless the copy's cards come out shorter than this (px, at the picture's centre): then it is made
 #: again with cards :data:`COPY_CARD_PX` tall (the middle of the 106-158 px of the bench's pictures), or
 #: the picture read at its own size (a wide shot: a 1600 x 1200 picture of 19 cards with felt either side,
-#: 6400 px wide, read 8 cards on a copy 1600 px wide, 12 at its own size)
+#: 6400 px wide, read 8 cards, 7 of them right, on a copy 1600 px wide; 12 right so)
 LEAST_COPY_CARD_PX = 80.0
 COPY_CARD_PX = 130.0
 
 
 def read_picture(image: np.ndarray, model: DeckModel, at_showdown: bool | None = None) -> list[Detection]:
     """The cards of a picture without the layout's markers (:func:`calibrate_picture`), a picture bigger
-    than :data:`PICTURE_READ_SIDE` read on a copy scaled down to it, its cards' corners carried back to
-    the picture's own pixels (their table millimetres are the copy's: one table)."""
+    than :data:`PICTURE_READ_SIDE` read on a copy scaled down to it (made again bigger where its cards
+    come out under :data:`LEAST_COPY_CARD_PX`), its cards' corners carried back to the picture's own
+    pixels (their table millimetres are the copy's: one table)."""
     h, w = image.shape[:2]
 
     def copy(f: float) -> np.ndarray:
