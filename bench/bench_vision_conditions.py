@@ -13,7 +13,8 @@ is for tuning (only counts are printed, never a picture or a card's name).
 * **A chip protecting the down cards** (on the middle of one of the seat's) and **a stack
   touching the row** (a chip 1 mm over the middle of its long side, where the index corners
   are): the seat's cards, read as without it.
-* **A hand over the felt**: a skin-toned forearm and hand with a soft shadow, reaching from
+* **A hand over the felt**: a skin-toned forearm and hand with a soft shadow (``--skin``: the tone of
+  earlier sessions, or any of the Monk Skin Tone scale's ten), reaching from
   the rail over part of one seat's zone.  Counted: every card the hand does not touch, in
   every seat, read as without the hand (a card it covers may drop); and, through the
   tracker (3 stable frames), whether the published view of the table changes at all while
@@ -57,13 +58,24 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 from bench_vision import HELD_OUT, deck_faces  # noqa: E402
 
 from vision.calibration import CalibrationError, calibrate  # noqa: E402
-from vision.conditions import gaussian_blur, hand_polygon, motion_blur, paint_chip, paint_glare, paint_hand  # noqa: E402
+from vision.conditions import (  # noqa: E402
+    MONK_SKIN_TONES,
+    SKIN,
+    gaussian_blur,
+    hand_polygon,
+    motion_blur,
+    paint_chip,
+    paint_glare,
+    paint_hand,
+)
 from vision.deck import CODES, enroll, read_face_dir  # noqa: E402
 from vision.detect import PARAMS, Detection, Detector, DetectParams  # noqa: E402
 from vision.evaluate import Score, score_scene  # noqa: E402
 from vision.scene import FaceSet, Scene, TruthCard, render_scene  # noqa: E402
 from vision.service import tabled_allowed  # noqa: E402
 from vision.tracking import Tracker  # noqa: E402
+
+SKINS = {"light": SKIN, **{f"mst{k + 1}": tone for k, tone in enumerate(MONK_SKIN_TONES)}}
 
 
 def _street(det: Detector) -> Detector:
@@ -194,7 +206,16 @@ def main() -> int:
                     "lda, clf, both; default the detector's own; 'both:clf_propose=0' sets other fields too), each run "
                     "on the same frames of the whole-table conditions and the plain ones")
     ap.add_argument("--causes", action="store_true", help="the up cards' errors by cause (tuning decks only)")
+    ap.add_argument("--skin", default="light", help="the hand's skin tones, comma-separated: light (the tone of "
+                    "earlier sessions), mst1 .. mst10 (the Monk Skin Tone scale, palest to darkest) or all (the ten)")
+    ap.add_argument("--vanish-s", type=float, default=Tracker.vanish_s, help="the tracker's hold on a seat whose cards "
+                    "vanish (Tracker.vanish_s; 0: none, as before session 31)")
     args = ap.parse_args()
+    tones = list(SKINS)[1:] if args.skin == "all" else [t for t in args.skin.split(",") if t]
+    if unknown := [t for t in tones if t not in SKINS]:
+        print(f"error: unknown skin tone(s) {unknown}; choose among {', '.join(SKINS)} or all", file=sys.stderr)
+        return 2
+    hand_totals = {tone: Counter[str]() for tone in tones}
     only = {c for c in args.only.split(",") if c} or {"chip", "chip_down", "chip_side", "hand", *WHOLE}
     methods = [m for m in args.recog.split(",") if m]
     decks = [d for d in args.decks.split(",") if d]
@@ -204,8 +225,7 @@ def main() -> int:
         return 2
     cv2.setNumThreads(1)
     totals = {k: 0 for k in ("chip_untouched", "chip_untouched_right", "chip_untouched_base", "chipped", "chipped_read",
-                             "hand_untouched", "hand_untouched_same", "hand_covered", "hand_covered_same",
-                             "hand_passes", "hand_passes_unchanged", "chip_down", "chip_down_base", "chip_down_right",
+                             "chip_down", "chip_down_base", "chip_down_right",
                              "chip_side", "chip_side_base", "chip_side_right", "shake_passes", "shake_passes_unchanged",
                              "shake_unheld_unchanged")}
     base_score = {m: Score() for m in methods}
@@ -265,33 +285,39 @@ def main() -> int:
                             totals[name] += 1
                             totals[name + "_base"] += _right(c, base[i])
                             totals[name + "_right"] += _right(c, seen[i])
-            # -- a hand over part of the seat's zone
+            # -- a hand over part of the seat's zone, of each skin tone asked for (the first of the scene's own
+            # generator, as before there were tones: the figures of earlier sessions stand)
             poly = hand_polygon(scene, seat, float(rng.uniform(40, 160)))
-            hand_img = paint_hand(scene, poly, rng)
-            if "hand" in only:
+            hand_rng = rng
+            for tone in tones:
+                hand_img = paint_hand(scene, poly, hand_rng, SKINS[tone])
+                hand_rng = np.random.default_rng([seed, 300])
+                if "hand" not in only:
+                    break
                 poly_px = _img(scene, poly)
                 handed = _reading(scene, _street(Detector(model, calibrate(scene.image, scene.layout),
                                                           params=_params(methods[0]))).detect(hand_img))
+                ht = hand_totals[tone]
                 for i, c in enumerate(scene.cards):
                     if i not in base:
                         continue
                     same = handed[i] == base[i]
                     if _touches(c, poly_px):
-                        totals["hand_covered"] += 1
-                        totals["hand_covered_same"] += same
+                        ht["covered"] += 1
+                        ht["covered_same"] += same
                     else:
-                        totals["hand_untouched"] += 1
-                        totals["hand_untouched_same"] += same
+                        ht["untouched"] += 1
+                        ht["untouched_same"] += same
                 # through the tracker: still table, the hand for 8 frames, still again
                 tr_det = _street(Detector(model, calibrate(scene.image, scene.layout), reuse=True, params=_params(methods[0])))
-                tracker = Tracker(scene.layout, 3)
+                tracker = Tracker(scene.layout, 3, vanish_s=args.vanish_s)
                 frames = [scene.image] * 8 + [hand_img] * 8 + [scene.image] * 8
                 views = []
                 for f, img in enumerate(frames):
                     obs = tracker.update(f, tr_det.detect(img), f / 12, tr_det.occluders)
                     views.append(obs.seats)
-                totals["hand_passes"] += 1
-                totals["hand_passes_unchanged"] += all(v == views[7] for v in views[7:])
+                ht["passes"] += 1
+                ht["passes_unchanged"] += all(v == views[7] for v in views[7:])
             # -- the whole-table conditions (each its own generator: adding one changes no other)
             _glare_i, glare = ups[int(rng.integers(len(ups)))]
             for n, name in enumerate(WHOLE):
@@ -338,9 +364,11 @@ def main() -> int:
         if name in only:
             print(f"{what} right {t[name + '_right']}/{t[name]} (without it {t[name + '_base']}/{t[name]})")
     if "hand" in only:
-        print(f"hand over the felt: cards it does not touch read as without it {t['hand_untouched_same']}/{t['hand_untouched']}; "
-              f"cards it touches unchanged {t['hand_covered_same']}/{t['hand_covered']}; "
-              f"published view unchanged while it passes {t['hand_passes_unchanged']}/{t['hand_passes']}")
+        for tone in tones:
+            ht = hand_totals[tone]
+            print(f"hand over the felt ({tone}): cards it does not touch read as without it "
+                  f"{ht['untouched_same']}/{ht['untouched']}; cards it touches unchanged {ht['covered_same']}/{ht['covered']}; "
+                  f"published view unchanged while it passes {ht['passes_unchanged']}/{ht['passes']}")
     for name in WHOLE:
         if name in only:
             for m in methods:

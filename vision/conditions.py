@@ -17,6 +17,12 @@ import numpy as np
 from vision.scene import Scene
 
 SKIN = (120, 160, 215)  # BGR, a light skin tone
+#: the ten swatches of the Monk Skin Tone scale (Google, 2022; CC BY 4.0), palest to darkest, as BGR: a hand of
+#: every tone, for the hand's runs (a hand of the felt's own hue is the case that matters: session 31)
+MONK_SKIN_TONES = tuple(
+    (int(h[4:6], 16), int(h[2:4], 16), int(h[0:2], 16))
+    for h in ("f6ede4", "f3e7db", "f7ead0", "eadaba", "d7bd96", "a07e56", "825c43", "604134", "3a312a", "292420")
+)
 CHIP_COLOURS = ((30, 30, 190), (170, 60, 30), (25, 25, 25), (40, 140, 40))
 
 
@@ -72,18 +78,19 @@ def hand_polygon(scene: Scene, seat: int, reach: float) -> np.ndarray:
     return np.array(arm)
 
 
-def paint_hand(scene: Scene, poly_mm: np.ndarray, rng: np.random.Generator) -> np.ndarray:
-    """A skin-toned hand (``poly_mm``, see :func:`hand_polygon`) with skin texture and a soft shadow."""
+def paint_hand(scene: Scene, poly_mm: np.ndarray, rng: np.random.Generator,
+               skin: tuple[int, int, int] = SKIN) -> np.ndarray:
+    """A hand of ``skin``'s tone (BGR; ``poly_mm``, see :func:`hand_polygon`) with skin texture and a soft shadow."""
     img = scene.image.copy()
     px = to_image(scene, poly_mm)
     _shadowed(img, px, 12.0 * _px_per_mm(scene, np.asarray(poly_mm).mean(axis=0)), 0.5)
     mask = np.zeros(img.shape[:2], np.uint8)
     cv2.fillPoly(mask, [np.round(px).astype(np.int32)], 255, cv2.LINE_AA)
-    shade = np.clip(np.array(SKIN, np.float32) * rng.uniform(0.85, 1.1), 0, 255)
+    shade = np.clip(np.array(skin, np.float32) * rng.uniform(0.85, 1.1), 0, 255)
     tex = 1 + 0.04 * rng.standard_normal(img.shape[:2]).astype(np.float32)
-    skin = np.clip(shade[None, None, :] * tex[:, :, None], 0, 255).astype(np.uint8)
+    textured = np.clip(shade[None, None, :] * tex[:, :, None], 0, 255).astype(np.uint8)
     alpha = (cv2.GaussianBlur(mask, (0, 0), 1.0).astype(np.float32) / 255)[:, :, None]
-    img[:] = (img * (1 - alpha) + skin * alpha).astype(np.uint8)
+    img[:] = (img * (1 - alpha) + textured * alpha).astype(np.uint8)
     return img
 
 

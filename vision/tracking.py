@@ -16,6 +16,16 @@ does not count.  A frame the camera's shake smeared (the detector judges it, see
 ``Detector.shaken``) is held the same way for the whole table: a shaken corner misreads
 a six as an eight, and a bump on the table lasts a fraction of a second; only a camera
 that keeps shaking for ``shake_frames`` frames running is read through its blur.
+A hand the detector cannot tell from the felt (a dark hand on a burgundy felt has the felt's
+hue and is darker, as its shadow is; a brown hand joined to a row on green felt can leave the
+row's visible part looking like backs) is no occluder, and the cards under it are not seen or
+are seen wrong: so a seat whose view loses any of its stable cards (fewer cards, or an up card
+no longer among its up cards) is believed only once it has shown such a view for ``vanish_s``
+seconds running.  Nothing at a stud table is in a hurry to leave: cards come to a seat one at
+a time, an up card stays up, and cards go only when the hand is folded or over (or a player
+lifts his hole cards a moment to look); a late fold or a cleared felt costs the engine nothing
+(the shoe and the console say who folded; the camera checks what lies there), and a misread
+up card the camera corrects is corrected ``vanish_s`` later.
 Irregular things (a card off the felt, a card half turned)
 are debounced the same way, as one set for the table.
 
@@ -25,6 +35,7 @@ which it reports the frame rate it sustains.
 
 from __future__ import annotations
 
+from collections import Counter
 from collections.abc import Iterable
 from dataclasses import dataclass, field
 from typing import Any
@@ -103,6 +114,15 @@ class _SeatState:
     stable: SeatView = ((), 0)
     candidate: SeatView | None = None
     count: int = 0
+    fewer_since: float | None = None  # the first frame of the run of views that lost some of ``stable``'s cards
+
+
+def _keeps(stable: SeatView, view: SeatView) -> bool:
+    """Whether ``view`` still shows every card of ``stable``: as many cards or more, and each up card read
+    in ``stable`` among its up cards.  A down card may turn up (the showdown), an up card never goes down."""
+    ups = Counter(view[0])
+    return len(view[0]) + view[1] >= len(stable[0]) + stable[1] and all(
+        ups[c] >= k for c, k in Counter(stable[0]).items() if c != "??")
 
 
 @dataclass
@@ -113,11 +133,14 @@ class Tracker:
     is believed (at 30 fps, 5 frames is a sixth of a second).  ``shake_frames``: how many
     shaken frames running are held (at 12 fps, 24 frames are two seconds); past them a
     camera that keeps shaking is read as it is (its view then waits for nothing else).
+    ``vanish_s``: how long (by the frames' timestamps) a seat must show a view that lost some of
+    its stable cards before the loss is believed (a hand the detector took for felt lying over them).
     """
 
     layout: TableLayout
     stable_frames: int = 5
     shake_frames: int = 24
+    vanish_s: float = 2.0
     _seats: dict[int, _SeatState] = field(default_factory=dict)
     _irr_stable: list[Irregular] = field(default_factory=list)
     _irr_candidate: list[Irregular] | None = None
@@ -131,6 +154,8 @@ class Tracker:
             raise ValueError(f"stable_frames must be at least 1, got {self.stable_frames}")
         if self.shake_frames < 0:
             raise ValueError(f"shake_frames must be 0 or more, got {self.shake_frames}")
+        if not self.vanish_s >= 0:
+            raise ValueError(f"vanish_s must be 0 or more seconds, got {self.vanish_s}")
         self._seats = {n: _SeatState() for n in self.layout.seats}
 
     def occluded_seats(self, occluders: Iterable[np.ndarray]) -> set[int]:
@@ -167,14 +192,20 @@ class Tracker:
                 continue  # a hand is over this seat: hold everything as it was
             view = seats.get(n, ((), 0))
             if view == st.stable:
-                st.candidate, st.count = None, 0
+                st.candidate, st.count, st.fewer_since = None, 0, None
                 continue
             if view == st.candidate:
                 st.count += 1
             else:
                 st.candidate, st.count = view, 1
+            if _keeps(st.stable, view):
+                st.fewer_since = None
+            elif st.fewer_since is None or timestamp < st.fewer_since:  # (a clock set back starts the run again)
+                st.fewer_since = timestamp
+            if st.fewer_since is not None and timestamp - st.fewer_since < self.vanish_s:
+                continue  # cards gone from view, not long enough: a hand the felt's colour may lie over them
             if st.count >= self.stable_frames:
-                st.stable, st.candidate, st.count = view, None, 0
+                st.stable, st.candidate, st.count, st.fewer_since = view, None, 0, None
                 changed.append(n)
         irr_changed = False
         if not hidden:

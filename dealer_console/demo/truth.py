@@ -10,8 +10,10 @@ from typing import Any
 from dealer_console.demo.table_parts import TableParts
 
 #: Frames the camera service reads after the hand's last card before its view is compared with the
-#: felt: the tracker's stable frames (3) several times over, so one misread frame does not decide.
-FRAMES_TO_SETTLE = 24
+#: felt: the tracker's stable frames (3) several times over, so one misread frame does not decide, and
+#: past the tracker's hold on cards gone from a seat (``Tracker.vanish_s``, 2 s: 24 frames at the demo's
+#: 12 a second) where a seat folded at the end.
+FRAMES_TO_SETTLE = 40
 
 
 class TruthCheck(TableParts):

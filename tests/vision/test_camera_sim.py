@@ -4,6 +4,7 @@ reads it back, including a hole card face up among the down cards and a card off
 
 from __future__ import annotations
 
+import itertools
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
@@ -25,9 +26,13 @@ def anglo(faces_dir: Callable[[str], Path]) -> tuple[FaceSet, Any]:
     return FaceSet.load(d), enrolled(d)
 
 
+_CLOCK = itertools.count()  # the frames' clock runs on from one settle to the next, as a camera's does
+
+
 def settle(camera: TableCamera, detector: Detector, tracker: Tracker, frames: int = 4) -> Any:
     obs = None
-    for i in range(frames):
+    for _ in range(frames):
+        i = next(_CLOCK)
         obs = tracker.update(i, detector.detect(camera.frame()), i / 12, detector.occluders)
     return obs
 
@@ -53,7 +58,7 @@ def test_the_camera_reads_back_the_table_it_was_dealt(anglo: tuple[FaceSet, Any]
     assert obs.irregular == []
 
     camera.muck(3)  # a fold: the dealer pulls the cards in
-    obs = settle(camera, detector, tracker)
+    obs = settle(camera, detector, tracker, 4 + 24)  # (cards gone are believed after Tracker.vanish_s, 2 s)
     assert 3 not in obs.seats and 3 not in camera.truth()
 
 

@@ -15,7 +15,7 @@ import pytest
 
 from tests.vision.decks import enrolled
 from vision.calibration import calibrate
-from vision.conditions import SKIN, hand_polygon, paint_hand, to_image
+from vision.conditions import MONK_SKIN_TONES, SKIN, hand_polygon, paint_hand, to_image
 from vision.detect import PARAMS, Detection, Detector
 from vision.detect.foreground import SKIN_CB, SKIN_CR, deck_colour_table
 from vision.scene import FaceSet, Scene, TruthCard, render_scene
@@ -34,10 +34,11 @@ def _touches(card: TruthCard, poly_px: np.ndarray) -> bool:
     return bool(inter > 1.0)
 
 
-def _hand_scene(faces_dir, deck: str, seed: int, seat: int, reach: float) -> tuple[Scene, np.ndarray, np.ndarray]:
+def _hand_scene(faces_dir, deck: str, seed: int, seat: int, reach: float,
+                skin: tuple[int, int, int] = SKIN) -> tuple[Scene, np.ndarray, np.ndarray]:
     scene = render_scene(FaceSet.load(faces_dir(deck)), seed)
     poly = hand_polygon(scene, seat, reach)
-    return scene, poly, paint_hand(scene, poly, np.random.default_rng(seed))
+    return scene, poly, paint_hand(scene, poly, np.random.default_rng(seed), skin)
 
 
 # (deck, seed, the seat the hand reaches over, how far past the seat's centre): each hand lies over
@@ -97,6 +98,39 @@ def test_a_deck_printed_in_skin_tones_keeps_its_colour() -> None:
     assert not deck_colour_table(white, PARAMS.hand_deck_share)[ycc[1] // 4, ycc[2] // 4]
     # a deck file without whole-card templates: no colour is known to be the deck's
     assert not deck_colour_table(np.zeros((0, 1, 1, 3), np.float32), PARAMS.hand_deck_share).any()
+
+
+def test_a_colour_of_the_courts_alone_is_not_the_decks() -> None:
+    """A chroma the deck prints only in patches (a court's brown robe, a few hundredths of each court)
+    is still skin when a hand has it: summed over the twelve courts it passed half a percent of the
+    deck's printed area, and until session 31 a dark brown hand was never cut on such decks."""
+    brown = np.array(MONK_SKIN_TONES[7], np.float32)  # the Monk scale's eighth tone, a dark brown
+    ycc = cv2.cvtColor(brown.astype(np.uint8)[None, None], cv2.COLOR_BGR2YCrCb)[0, 0]
+    faces = np.full((53, 89, 64, 3), 245, np.float32)
+    faces[40:52, 30:50, 10:25] = brown  # twelve courts, each 5 % of it that brown
+    assert (12 * 20 * 15) / faces[..., 0].size > 0.005  # (the old rule: half a percent of the whole deck)
+    assert not deck_colour_table(faces, PARAMS.hand_deck_share)[ycc[1] // 4, ycc[2] // 4]
+    faces[52, :, :] = brown  # a back printed all in that brown: the deck's own
+    assert deck_colour_table(faces, PARAMS.hand_deck_share)[ycc[1] // 4, ycc[2] // 4]
+
+
+def test_a_dark_brown_hand_is_cut_on_a_deck_that_prints_brown_courts(faces_dir) -> None:
+    """anglo prints brown in its courts; the Monk scale's eighth tone over seat 1's row (CASES[0]):
+    the row's first card, untouched, reads as without the hand, and the hand is an occluder.  Before
+    session 31 the brown was the deck's, nothing was cut, and the row with the hand read as backs."""
+    deck, seed, seat, reach = CASES[0]
+    scene, poly, img = _hand_scene(faces_dir, deck, seed, seat, reach, MONK_SKIN_TONES[7])
+    model = enrolled(faces_dir(deck))
+    calib = calibrate(scene.image, scene.layout)
+    base = Detector(model, calib).detect(scene.image)
+    det = Detector(model, calib)
+    handed = det.detect(img)
+    poly_px = to_image(scene, poly)
+    untouched = [c for c in scene.cards if c.in_view and c.role in ("up", "down") and not _touches(c, poly_px)]
+    assert any(c.seat == seat and c.role == "up" for c in untouched)
+    changed = [c.code for c in untouched if _read(handed, c) != _read(base, c)]
+    assert changed == [], f"cards the hand does not touch changed: {changed}"
+    assert seat in Tracker(scene.layout).occluded_seats(det.occluders)
 
 
 def test_a_hand_of_the_decks_own_colour_is_not_cut(faces_dir) -> None:

@@ -77,11 +77,75 @@ def test_occluded_seat_is_held_however_long_the_hand_stays() -> None:
         assert obs.changed == [] and obs.seats[4] == (("9s",), 0)
 
 
+def test_cards_gone_from_view_are_believed_only_after_vanish_s() -> None:
+    """A hand the detector took for felt (a dark hand on a burgundy felt: no occluder) hides two
+    of a seat's cards for a second and a half at 12 frames a second: nothing is published.  A fold
+    (the cards really gone) is published once the seat has shown fewer cards for ``vanish_s``
+    seconds and the view has held ``stable_frames``; a new card or the showdown's hole cards turned
+    up (as many cards) still wait only ``stable_frames``."""
+    tr = Tracker(LAYOUT, stable_frames=3)
+    row = [_card(2, 0, "Ah", blob=1, order=0), _card(2, 20, "Kd", blob=1, order=1),
+           _card(2, -40, None, False, blob=2, forward=-60), _card(2, 30, None, False, blob=3, forward=-60)]
+    t = 0.0
+    for i in range(4):
+        tr.update(i, row, t)
+        t += 1 / 12
+    hidden = row[:1] + row[3:]  # the hand lies over the Kd and a hole card
+    for i in range(4, 22):  # 18 frames: 1.5 s
+        obs = tr.update(i, hidden, t)
+        assert obs.changed == [] and obs.seats[2] == (("Ah", "Kd"), 2), i
+        t += 1 / 12
+    assert tr.update(22, row, t).changed == []  # the hand has gone: as it was
+    t += 1 / 12
+    # A brown hand joined to the row on green felt: as many cards, but the up cards read as backs.
+    as_backs = [_card(2, k * 20, None, False, blob=7 + k, forward=-60) for k in range(4)]
+    for i in range(100, 118):
+        obs = tr.update(i, as_backs, t)
+        assert obs.changed == [] and obs.seats[2] == (("Ah", "Kd"), 2), i
+        t += 1 / 12
+    assert tr.update(118, row, t).changed == []
+    t += 1 / 12
+    # The seat folds: its cards are gone, and stay gone.
+    published = []
+    start = t
+    for i in range(23, 23 + 36):
+        if tr.update(i, [], t).changed:
+            published.append(t - start)
+        t += 1 / 12
+    assert len(published) == 1 and 2.0 <= published[0] < 2.0 + 3 / 12, published
+    assert 2 not in tr.update(60, [], t).seats
+    # Cards arriving (third street, then the showdown's turn-up) wait stable_frames, as ever.
+    t += 1 / 12
+    dealt = [_card(2, 0, "7c", blob=4, order=0), _card(2, -40, None, False, blob=5, forward=-60),
+             _card(2, 30, None, False, blob=6, forward=-60)]
+    changes = [tr.update(61 + k, dealt, t + k / 12).changed for k in range(3)]
+    assert changes == [[], [], [2]]
+    tabled = [_card(2, 0, "7c", blob=4, order=0), _card(2, 20, "8c", blob=4, order=1),
+              _card(2, 40, "9c", blob=4, order=2)]
+    changes = [tr.update(64 + k, tabled, t + (3 + k) / 12).changed for k in range(3)]
+    assert changes == [[], [], [2]]
+    for bad in (-1.0, float("nan")):
+        with pytest.raises(ValueError, match="vanish_s must be 0 or more seconds"):
+            Tracker(LAYOUT, vanish_s=bad)
+
+
+def test_a_clock_set_back_starts_the_vanish_run_again() -> None:
+    """The frames' clock jumping back (a camera restarted) cannot make a loss look old already."""
+    tr = Tracker(LAYOUT, stable_frames=1, vanish_s=2.0)
+    tr.update(0, [_card(4, 0, "9s")], 100.0)
+    assert tr.update(1, [], 100.5).changed == []
+    assert tr.update(2, [], 50.0).changed == []  # set back: the run starts here
+    assert tr.update(3, [], 51.5).changed == []
+    assert tr.update(4, [], 52.0).changed == [4]
+
+
 def test_a_shaken_camera_is_held_then_read_once_the_shake_outlasts_shake_frames() -> None:
     """A bump on the table smears a few frames: what they show changes nothing published, at any
     seat, however many frames running it holds, up to ``shake_frames``; a camera that keeps shaking
     is read as it is after that (and the change still waits ``stable_frames``)."""
-    tr = Tracker(LAYOUT, stable_frames=2, shake_frames=6)
+    # (vanish_s=0: the shaken reading replaces seats' up cards, which the tracker otherwise believes only
+    # after vanish_s; that hold has its own test above)
+    tr = Tracker(LAYOUT, stable_frames=2, shake_frames=6, vanish_s=0)
     base = [_card(1, 0, "Ah"), _card(3, 0, "9s")]
     smeared = [_card(1, 0, "Ac"), _card(3, 0, "8s"), _card(4, 0, "7d")]  # what a shaken frame might read
     for i in range(3):
@@ -171,7 +235,8 @@ def test_a_shaken_camera_over_real_frames_publishes_nothing_it_smeared(faces_dir
     for i in range(4, 12):
         obs = tr.update(i, det_b.detect(other.image), i / 12, det_b.occluders, det_b.shaken)
         assert det_b.shaken and obs.changed == [] and obs.seats == truth
-    for i in range(12, 15):
+    # sharp again: the other table's seats replace up cards, believed after vanish_s (2 s) and stable_frames
+    for i in range(12, 12 + 24 + 3):
         obs = tr.update(i, det_b.detect(sharp_other.image), i / 12, det_b.occluders, det_b.shaken)
     assert not det_b.shaken
     assert obs.seats == {n: (tuple(v["up"]), v["down"]) for n, v in sharp_other.seats().items()}

@@ -131,7 +131,8 @@ class Detector(BlobStage, StripStage, DiscriminantStage, UniqueStage):
         self._tabled_setup()
         # the chromas the deck is printed in: never taken for a hand's skin (FeltSegmenter.hand_cut)
         plain_cards = deck.cards[deck.variants == 0][::2] if len(deck.cards) else np.zeros((0, 1, 1, 3), np.float32)
-        self.deck_colours = deck_colour_table(bgr_of(plain_cards.reshape(-1, 1, 3)), self.p.hand_deck_share)
+        self.deck_colours = deck_colour_table(bgr_of(plain_cards.reshape(-1, 1, 3)).reshape(plain_cards.shape),
+                                               self.p.hand_deck_share)
         #: Table-space outlines of the last frame's big blobs that are not cards (hands, arms):
         #: the tracker holds a seat still while something covers it.
         self.occluders: list[np.ndarray] = []

@@ -281,15 +281,26 @@ SKIN_SAT_MIN = 40
 
 
 def deck_colour_table(cards_bgr: np.ndarray, share: float) -> np.ndarray:
-    """(64, 64) bool over (Cr // 4, Cb // 4): the chromas that cover at least ``share`` of the
-    deck's printed area (``cards_bgr``: its faces and back, any shape ending in 3 channels), each
-    with its neighbours, so that a hand of the deck's own colour is never cut out of it."""
-    px = np.ascontiguousarray(np.clip(cards_bgr, 0, 255).astype(np.uint8).reshape(-1, 1, 3))
-    if not len(px):  # (a deck file without whole-card templates: nothing known of its colours)
+    """(64, 64) bool over (Cr // 4, Cb // 4): the chromas that cover at least ``share`` of some one card
+    of the deck (``cards_bgr``: its faces and back, (cards, ..., 3)), each with its neighbours, so that
+    a hand of the deck's own colour (a sepia paper, a tan back) is never cut out of it.
+
+    Why one card and not the deck's whole printed area (session 31): a court's brown robe is a few
+    hundredths of that card, but summed over the deck's courts it passed half a percent, the rule
+    until then, on anglo, paris, berlin and slavic_costumes: a dark brown hand was never cut out of
+    the row it lay on, on any of them.  What is cut must be a third of a card (``hand_min``) after an
+    opening, which a court's few hundredths cannot give; a paper or a back is most of its card."""
+    cards = np.asarray(cards_bgr)
+    if not cards.size:  # (a deck file without whole-card templates: nothing known of its colours)
         return np.zeros((64, 64), bool)
-    ycc = cv2.cvtColor(px, cv2.COLOR_BGR2YCrCb).reshape(-1, 3).astype(np.int64) // 4
-    counts = np.bincount(ycc[:, 1] * 64 + ycc[:, 2], minlength=64 * 64).reshape(64, 64)
-    common = (counts >= share * max(len(ycc), 1)).astype(np.uint8)
+    cards = cards.reshape(cards.shape[0], -1, 3)
+    most = np.zeros((64, 64), np.float64)
+    for card in cards:
+        px = np.ascontiguousarray(np.clip(card, 0, 255).astype(np.uint8).reshape(-1, 1, 3))
+        ycc = cv2.cvtColor(px, cv2.COLOR_BGR2YCrCb).reshape(-1, 3).astype(np.int64) // 4
+        counts = np.bincount(ycc[:, 1] * 64 + ycc[:, 2], minlength=64 * 64).reshape(64, 64)
+        np.maximum(most, counts / len(ycc), out=most)
+    common = (most >= share).astype(np.uint8)
     table: np.ndarray = cv2.dilate(common, np.ones((3, 3), np.uint8)) > 0
     return table
 

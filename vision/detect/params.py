@@ -30,7 +30,7 @@ class DetectParams:
     hand_min: float = 0.35  # (a chip is 0.2 of a card; the biggest skin-toned part of a tuning deck's face, opened, 0.28)
     hand_open_mm: float = 4.0
     hand_margin_mm: float = 3.0
-    hand_deck_share: float = 0.005  # a chroma covering this share of the deck's printed area is the deck's, not skin
+    hand_deck_share: float = 0.1  # a chroma covering this share of one card (paper, back) is the deck's, not skin
     down_gap_mm: float = 8.0  # gap between face-down cards side by side
     # -- step 2, a blob that is no row: cards tabled at showdown (vision.detect.tabled), read corner first
     tabled: bool = True  # False: blobs that are no row are cut or occluders as before, rows never read again as tabled cards
