@@ -199,3 +199,27 @@ def test_a_blob_read_afresh_gives_no_card_a_kept_blob_holds(faces_dir) -> None:
     again = det.detect(scene.image)  # the hand gone: the seat is read afresh, the rest kept
     assert _read(again, row[0]) != wanted
     assert [d.card for d in again].count(wanted[1]) == 1
+
+
+def test_a_hand_the_felt_takes_in_is_held_by_the_tracker(faces_dir) -> None:
+    """A dark brown hand (the Monk scale's 8th tone) over seat 8's cards on a burgundy felt has the felt's
+    hue and is darker, as a shadow is: step 1 takes it for felt, no occluder is found, and the cards
+    under it are simply not seen.  Lying there a second and a half (18 frames at 12 a second), it changes
+    nothing published: the tracker believes cards gone only after ``vanish_s`` (without that hold the
+    seat's view changes)."""
+    scene, _poly, img = _hand_scene(faces_dir, "paris", 80002, 8, 100.0, MONK_SKIN_TONES[7])
+    assert scene.image[540, 960, 2] > 2 * scene.image[540, 960, 1], "the felt must be burgundy"
+    model = enrolled(faces_dir("paris"))
+    calib = calibrate(scene.image, scene.layout)
+    published = {}
+    for hold in (Tracker.vanish_s, 0.0):
+        det = Detector(model, calib, reuse=True)
+        tracker = Tracker(scene.layout, 3, vanish_s=hold)
+        views = []
+        for f, frame in enumerate([scene.image] * 6 + [img] * 18 + [scene.image] * 6):
+            views.append(tracker.update(f, det.detect(frame), f / 12, det.occluders).seats)
+            if frame is img:
+                assert 8 not in Tracker(scene.layout).occluded_seats(det.occluders)
+        assert views[5][8], "the still table must publish seat 8's cards"
+        published[hold] = all(v == views[5] for v in views[5:])
+    assert published == {Tracker.vanish_s: True, 0.0: False}
