@@ -18,7 +18,8 @@ from vision.scene import Scene
 
 SKIN = (120, 160, 215)  # BGR, a light skin tone
 #: the ten swatches of the Monk Skin Tone scale (Google, 2022; CC BY 4.0), palest to darkest, as BGR: a hand of
-#: every tone, for the hand's runs (a hand of the felt's own hue is the case that matters: session 31)
+#: every tone for the hand's runs (session 31: the palest and darkest are no skin to the detector, a dark brown
+#: one on a burgundy felt is the felt's hue)
 MONK_SKIN_TONES = tuple(
     (int(h[4:6], 16), int(h[2:4], 16), int(h[0:2], 16))
     for h in ("f6ede4", "f3e7db", "f7ead0", "eadaba", "d7bd96", "a07e56", "825c43", "604134", "3a312a", "292420")
