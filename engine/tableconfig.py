@@ -94,6 +94,7 @@ class Camera:
     calibration: str
     deck: str
     stable_frames: int = 5
+    vanish_s: float = 2.0  # seconds a seat must look emptier before the camera believes it (a hand over it)
 
 
 @dataclass(frozen=True)
@@ -263,6 +264,16 @@ class _Reader:
                             f"write a number from {lo} to {hi}")
         return value
 
+    def seconds(self, name: str, default: float, *, lo: float, hi: float, what: str = "") -> float:
+        value = self.data.get(name, default)
+        if isinstance(value, bool) or not isinstance(value, (int, float)) or value != value:
+            raise self.fail(name, f"{value!r} is not a number of seconds", f"write a number from {lo:g} to {hi:g}"
+                            + (f" ({what})" if what else ""))
+        if not lo <= value <= hi:
+            raise self.fail(name, f"{value:g} s is out of range" + (f" ({what})" if what else ""),
+                            f"write a number from {lo:g} to {hi:g}")
+        return float(value)
+
     def flag(self, name: str, default: bool) -> bool:
         value = self.data.get(name, default)
         if not isinstance(value, bool):
@@ -409,7 +420,7 @@ def from_dict(data: Mapping[str, Any], path: Path) -> TableConfig:
         if not isinstance(cam, Mapping):
             raise top.fail(f"cameras[{i}]", "is not a [[cameras]] entry", "write device, source, calibration, deck")
         r = _Reader(path, cam, f"cameras[{i}].")
-        r.unknown({"device", "source", "calibration", "deck", "stable_frames"})
+        r.unknown({"device", "source", "calibration", "deck", "stable_frames", "vanish_s"})
         device = _device(r, "device", f"cam-{i + 1}")
         if not device.startswith(("cam", "vision")):
             raise r.fail("device", f"{device!r} does not start with 'cam'",
@@ -423,6 +434,8 @@ def from_dict(data: Mapping[str, Any], path: Path) -> TableConfig:
             calibration=str(_relative(path, r.text("calibration", example=f"/etc/studtable/{device}.json"))),
             deck=str(_relative(path, r.text("deck", example="/etc/studtable/red-1.vision.json"))),
             stable_frames=r.whole("stable_frames", 5, lo=1, hi=100),
+            vanish_s=r.seconds("vanish_s", 2.0, lo=0.0, hi=60.0,
+                               what="how long a seat must look emptier before the camera believes it"),
         ))
 
     screens: list[Screen] = []

@@ -92,7 +92,11 @@ def register(sub: Any) -> None:
     p.add_argument("--state-file", type=Path, default=None,
                    help="file that keeps the session counter across restarts (default: beside --calibration, "
                         "CALIBRATION.session)")
-    p.add_argument("--stable-frames", type=int, default=5, help="frames a change must hold before it is reported")
+    p.add_argument("--stable-frames", type=int, default=None,
+                   help="frames a change must hold before it is reported (default 5, or the table file's)")
+    p.add_argument("--vanish-s", type=float, default=None,
+                   help="seconds a seat must show fewer cards (a hand over them) before that is reported "
+                        "(default 2, or the table file's; 0 believes it at once)")
     p.add_argument("--max-frames", type=int, default=None, help="stop after this many frames")
     p.add_argument("--stall", type=float, default=2.0,
                    help="seconds without a frame before a live camera is reported offline (default 2)")
@@ -303,6 +307,11 @@ def _run(args: argparse.Namespace) -> int:
         return _fail(str(exc))
     if args.session is not None and args.session < 1:
         return _fail(f"--session must be 1 or more, not {args.session}")
+    try:
+        tracker = Tracker(calib.layout, 5 if args.stable_frames is None else args.stable_frames,
+                          vanish_s=2.0 if args.vanish_s is None else args.vanish_s)
+    except ValueError as exc:
+        return _fail(str(exc).replace("stable_frames", "--stable-frames").replace("vanish_s", "--vanish-s"))
     if not 0 < args.busy <= 1:
         return _fail(f"--busy must be a share of one core, more than 0 and at most 1, not {args.busy}")
     if args.nice > 0:
@@ -343,7 +352,7 @@ def _run(args: argparse.Namespace) -> int:
             # The bus client numbers what it sends (seq) and says online/birth at every connect.
             bus.publish(msg.channel, msg.kind, **msg.body)
 
-    core = VisionCore(Detector(model, calib, reuse=True), Tracker(calib.layout, args.stable_frames), publish,
+    core = VisionCore(Detector(model, calib, reuse=True), tracker, publish,
                       args.table, args.device, args.session, gate=gate, expect_state=bus is not None)
     try:
         if args.stall <= 0:
@@ -376,8 +385,10 @@ def _from_table_file(args: argparse.Namespace) -> None:
     args.deck = args.deck or Path(cam.deck)
     args.broker = args.broker or cfg.broker
     args.broker_dir = args.broker_dir or cfg.credentials
-    if args.stable_frames == 5:
+    if args.stable_frames is None:
         args.stable_frames = cam.stable_frames
+    if args.vanish_s is None:
+        args.vanish_s = cam.vanish_s
     if args.state_file is None:  # the session counter where the table keeps its services' state
         args.state_file = Path(cfg.state_dir) / f"{cam.device}.session"
 

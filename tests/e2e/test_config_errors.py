@@ -207,6 +207,8 @@ CASES = [
          [r"seat 1 is given twice"]),
     Case("vision-no-such-camera", lambda t: ["vision", "run", "--config", str(t.file), "--device", "cam-9"],
          lambda t: None, [r"cameras: no camera with device 'cam-9'"]),
+    Case("vision-bad-vanish-s", _vision, lambda t: t.edit(lambda d: d["cameras"][0].__setitem__("vanish_s", "2 s")),
+         [r"cameras\[0\]\.vanish_s: '2 s' is not a number of seconds", r"from 0 to 60"]),
     Case("bridge-deck-not-enrolled", _bridge, _set("shoe", "deck", value="blue-9"),
          [r"shoe\.deck: deck 'blue-9' is not enrolled", r"studtable deck enroll blue-9"]),
     Case("bridge-no-shoe", _bridge, lambda t: t.edit(lambda d: d.pop("shoe")), [r": shoe: this table has no"]),

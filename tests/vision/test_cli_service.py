@@ -333,3 +333,41 @@ def test_detect_reads_a_picture_without_the_layouts_markers(faces_dir, tigullio_
     assert total >= 60 and right >= 0.95 * total, (right, total)
     assert found >= 0.95 * downs, (found, downs)
     assert false <= 1
+
+
+def test_the_table_file_sets_the_cameras_hold_and_the_command_line_wins(tmp_path: Path, capsys) -> None:
+    """``vanish_s`` (how long a seat must look emptier before it is believed: a hand the detector
+    took for felt) and ``stable_frames`` come from the camera's [[cameras]] entry, unless given on
+    the command line; a value that is no number of seconds is refused naming the key."""
+    import argparse
+    import tomllib
+
+    from engine.cli import build_parser
+    from engine.configfile import ConfigFileError, dumps_toml
+    from engine.tableconfig import load as load_table
+    from vision.commands import _from_table_file
+
+    etc = tmp_path / "etc"
+    assert main(["setup", "--out", str(etc), "--state-dir", str(tmp_path / "var"), "--camera", "0"]) == 0
+    capsys.readouterr()
+    table = etc / "table.toml"
+    assert load_table(table).cameras[0].vanish_s == 2.0  # the default when the file says nothing
+    data = tomllib.loads(table.read_text())
+    data["cameras"][0].update(vanish_s=0.5, stable_frames=3)
+    table.write_text(dumps_toml(data))
+
+    def args(*extra: str) -> argparse.Namespace:
+        ns = build_parser().parse_args(["vision", "run", "--config", str(table), *extra])
+        _from_table_file(ns)
+        return ns
+
+    ns = args()
+    assert (ns.vanish_s, ns.stable_frames) == (0.5, 3)
+    ns = args("--vanish-s", "0", "--stable-frames", "5")
+    assert (ns.vanish_s, ns.stable_frames) == (0.0, 5)  # the command line wins, even at the default's value
+
+    for bad, says in (("2 s", "is not a number of seconds"), (-1, "out of range"), (True, "not a number")):
+        data["cameras"][0]["vanish_s"] = bad
+        table.write_text(dumps_toml(data))
+        with pytest.raises(ConfigFileError, match=rf"cameras\[0\]\.vanish_s.*{says}"):
+            load_table(table)
