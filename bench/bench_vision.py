@@ -63,7 +63,11 @@ TUNING = ("anglo", "tigullio", "paris", "bellot", "simplistic", "berlin", "ornam
           "x-pysol-kabale",
           # since session 17: three hard PySol designs chosen as tuning decks, to look at the kinds of
           # failure the held-out hard designs count without looking at those (debian_decks.py)
-          "x-pysol-india-pantheon", "x-pysol-transformation", "x-pysol-joan-darc")
+          "x-pysol-india-pantheon", "x-pysol-transformation", "x-pysol-joan-darc",
+          # since session 32: this bench's held-out run printed its first fifteen errors, momoko's card codes
+          # (session 11's slip again); a design that was looked at is tuned on, and six hard Debian designs
+          # stay held out (the issue's six)
+          "x-pysol-momoko")
 CPU_MS: list[float] = []
 #: What the engine's public state says of these scenes, as the vision service passes it to the detector
 #: (vision.service.PhaseGate): dealt streets, 3rd to 7th, a hand being bet: no cards tabled.
@@ -277,9 +281,10 @@ def main() -> int:
           f"false cards/scene {base.false_per_scene:.3f}   [whole-card template matching, one card per blob]")
     print(f"targets   up >= 99.5%, down >= 99%, false <= 0.1/scene: "
           f"{'MET' if ours.up_accuracy >= 0.995 and ours.down_recall >= 0.99 and ours.false_per_scene <= 0.1 else 'NOT MET'}")
-    errs = ours.errors[:15]
+    # A held-out deck's errors are never printed (counts only): looking at them would make it a tuning deck.
+    errs = [e for e in ours.errors if e.split(":", 1)[0] not in HELD_OUT][:15]
     if errs:
-        print("first errors:\n  " + "\n  ".join(errs))
+        print("first errors (tuning decks only):\n  " + "\n  ".join(errs))
     _speed_report(args)
     return 0
 

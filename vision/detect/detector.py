@@ -272,11 +272,18 @@ class Detector(BlobStage, StripStage, DiscriminantStage, UniqueStage):
                     continue
                 if covered and i == 0 and self.partial_index and not hidden and present < self.p.covered_min and not rescued:
                     score = -1.0  # a one-corner deck's first card, its index not in view: a card face up, unread
-                face = self._unread_looks.get(Key(id(r), r.way, i)) if label != BACK and score < self.face_floor else None
-                if face is not None:  # read from all it shows of its face, if one card clearly matches that best
+                face = self._unread_looks.get(Key(id(r), r.way, i)) if label != BACK else None
+                if face is not None and score < self.face_floor:
+                    # read from all it shows of its face, if one card clearly matches that best
                     order = np.argsort(-face)
                     best, lead = int(order[0]), float(face[order[0]] - face[order[1]])
                     if best not in near and face[best] >= self.p.unread_min and lead >= self.p.unread_lead:
+                        label, score = best, float(face[best])
+                elif face is not None and not covered:
+                    # A top card read: its whole face is the judge of its corner's reading (a 3 whose tiny
+                    # numeral read as a 2 shows its middle pip; a court with no rank, its portrait).
+                    best = int(np.argmax(face))
+                    if best != label and best not in near and face[best] - face[label] >= self.p.top_face_lead:
                         label, score = best, float(face[best])
 
                 tc = self._card_corners(r, p / self.scale, r.way)

@@ -44,7 +44,7 @@ class StripStage(DetectorState):
             _STRIP_CACHE[key] = _strip_templates(self.deck, self.p)
         t = _STRIP_CACHE[key]
         self.strip_t, self.strip_csum, self.strip_csq, self.strip_cuts = t.pooled, t.csum, t.csq, t.cuts
-        self.strip_by_label, self.strip_hw = t.by_label, t.hw
+        self.strip_by_label, self.strip_hw, self.strip_coarse = t.by_label, t.hw, t.coarse
         twin_key = (id(self.deck), self.p.strip_twin_min)
         if twin_key not in _TWIN_CACHE:
             _TWIN_CACHE[twin_key] = (corner_twins(self.deck, self.p.strip_twin_min), self.deck)
@@ -141,15 +141,7 @@ class StripStage(DetectorState):
         tid_rows: list[np.ndarray] = []
         per_label = max(len(g) for g in self.strip_by_label.values())
         for r, corner, v, cand in looks:
-            if r.full is None and r.crop is not None:  # the row as the chosen way reads it, pooled, as channels
-                c = r.crop if r.way == 0 else cv2.rotate(r.crop, cv2.ROTATE_180)
-                if k > 1:
-                    c = cv2.resize(c, (c.shape[1] // k, c.shape[0] // k), interpolation=cv2.INTER_AREA)
-                f = cv2.GaussianBlur(channels(c), (0, 0), self.p.strip_blur)
-                pad = wp + dx + 1
-                r.full = cv2.copyMakeBorder(f, dy + 1, dy + 1, pad, pad, cv2.BORDER_REPLICATE)
-            full = r.full
-            assert full is not None
+            full = self._pooled_row(r)
             ox, oy = wp + dx + 1, dy + 1  # the padding
             vis.append(min(wp, max(STRIP_W // k, (v - self.p.strip_trim) // k)))
             cx = ox + round(corner[0] / k) - dx
@@ -165,6 +157,37 @@ class StripStage(DetectorState):
         strip_scores(reg, np.array(vis, np.int64), tids, self.strip_cuts, dy, dx, self.strip_t, self.strip_csum, self.strip_csq, strip)
         best: np.ndarray = strip.reshape(len(looks), self.p.strip_labels, per_label).max(axis=2)
         return best
+
+    def _pooled_row(self, r: Row) -> np.ndarray:
+        """The row as the chosen way reads it, pooled, as blurred channels, padded by the look's slack (made once)."""
+        if r.full is None:
+            assert r.crop is not None  # (a face row: _prepare cut it)
+            k, (_hp, wp), dx, dy = self.p.strip_pool, self.strip_hw, self.p.strip_dx, self.p.strip_dy
+            c = r.crop if r.way == 0 else cv2.rotate(r.crop, cv2.ROTATE_180)
+            if k > 1:
+                c = cv2.resize(c, (c.shape[1] // k, c.shape[0] // k), interpolation=cv2.INTER_AREA)
+            f = cv2.GaussianBlur(channels(c), (0, 0), self.p.strip_blur)
+            pad = wp + dx + 1
+            r.full = cv2.copyMakeBorder(f, dy + 1, dy + 1, pad, pad, cv2.BORDER_REPLICATE)
+        return r.full
+
+    def _likely_faces(self, spots: list[tuple[Row, tuple[int, int], int]], keep: int) -> np.ndarray:
+        """For each whole card (a row, its corner), the ``keep`` labels its whole face matches best at half the
+        look's scale, with no slack (a first stage: the careful look weighs only these)."""
+        k, (hp, wp), dx, dy = self.p.strip_pool, self.strip_hw, self.p.strip_dx, self.p.strip_dy
+        q = []
+        for r, corner, _v in spots:
+            full = self._pooled_row(r)
+            cx = wp + dx + 1 + round(corner[0] / k)
+            cy = dy + 1 + round((self.p.margin + corner[1]) / k)
+            q.append(_coarse_vector(full[cy : cy + hp, cx : cx + wp]))
+        sim = np.stack(q) @ self.strip_coarse.T  # (cards, templates)
+        per_label = np.full((len(q), max(self.strip_by_label) + 1), -np.inf, np.float32)
+        for lab, rows in self.strip_by_label.items():
+            if lab != BACK:
+                per_label[:, lab] = sim[:, rows].max(axis=1)
+        out: np.ndarray = np.argsort(-per_label, axis=1, kind="stable")[:, :keep]
+        return out
 
     def _every_label(self, spots: list[tuple[Row, tuple[int, int], int]]) -> np.ndarray | None:
         """The strip score of every face label (column = label) at each spot (a row, a card's corner in it,
@@ -202,30 +225,56 @@ class StripStage(DetectorState):
         return out
 
     def _unread_looks_of(self, face_rows: list[Row], reads: Reads) -> dict[Key, np.ndarray]:
-        """Cards at a row's ends read over every label from all they show (the top card's whole face, the
-        first card's visible strip), as :meth:`_hidden_index_looks` reads a covered card: a top card whose
-        corner matched under ``face_floor`` (a court printed with no rank, a corner washed out by glare),
-        and in a one-corner deck a row's first card whose index corner is not in view (matched under
-        ``covered_min``).  Per card: the strip score of every face label (index = label)."""
+        """Cards at a row's ends read from all they show (the top card's whole face, the first card's visible
+        strip), as :meth:`_hidden_index_looks` reads a covered card: a top card whose corner matched under
+        ``face_floor`` (a court printed with no rank, a corner washed out by glare), and in a one-corner deck
+        a row's first card whose index corner is not in view (matched under ``covered_min``), over every
+        label; every other top card (its corner may have matched well and wrongly: a thin rank-only index,
+        ``top_face_lead``) over its reading and the labels its whole face matches best at half the scale
+        (:meth:`_likely_faces`; every label would cost a quarter of a frame).  Per card: the strip score of
+        each label looked at (index = label; -inf: not looked at)."""
         if not len(self.deck.cards) or not self.p.unread_look:
             return {}
         keys: list[Key] = []
         spots: list[tuple[Row, tuple[int, int], int]] = []
+        whole_keys: list[Key] = []
+        whole: list[tuple[Row, tuple[int, int], int]] = []
+        judge = np.isfinite(self.p.top_face_lead)
         for r in face_rows:
             n = len(r.positions)
             for i in sorted({0, n - 1}):
                 key = Key(id(r), r.way, i)
                 read = reads[key]
                 top = i == n - 1
-                if read.label == BACK or (top and read.score >= self.face_floor):
+                if read.label == BACK:
+                    continue
+                corner = read.corner[0] if read.corner else (r.positions[i], 0)
+                if top and read.score >= self.face_floor:
+                    if judge and r.open_end < 0:  # (a hand's end holds no top card)
+                        whole.append((r, corner, CARD_W))
+                        whole_keys.append(key)
                     continue
                 if not top and (not self.partial_index or read.score >= self.p.covered_min):
                     continue
-                corner = read.corner[0] if read.corner else (r.positions[i], 0)
                 spots.append((r, corner, CARD_W if top else r.positions[1] - r.positions[0]))
                 keys.append(key)
         sc = self._every_label(spots)
-        return {} if sc is None else dict(zip(keys, sc, strict=True))
+        out = {} if sc is None else dict(zip(keys, sc, strict=True))
+        if whole and sc is not None:
+            m = self.p.strip_labels
+            likely = self._likely_faces(whole, m)
+            looks = []
+            for (r, corner, v), key, cand in zip(whole, whole_keys, likely, strict=True):
+                own = reads[key].label
+                labels = cand if own in cand else np.concatenate([[own], cand[: m - 1]])
+                looks.append(Look(r, corner, v, labels.astype(np.int64)))
+            scored = self._strip_scores(looks)
+            n_lab = sc.shape[1]
+            for look, key, row in zip(looks, whole_keys, scored, strict=True):
+                every = np.full(n_lab, -np.inf, np.float32)
+                every[look.labels] = row
+                out[key] = every
+        return out
 
     def _explain_away(self, face_rows: list[Row], reads: Reads) -> None:
         """A covered card the card below it explains is not a card.
@@ -269,6 +318,7 @@ class StripTemplates(NamedTuple):
     cuts: np.ndarray  # the bands' rows
     by_label: dict[int, np.ndarray]  # each label's rows of ``pooled``
     hw: tuple[int, int]  # (hp, wp)
+    coarse: np.ndarray  # (N, D): each of ``pooled`` halved again, flattened, zero mean, unit length
     deck: DeckModel  # kept alive so that its id (the cache key) stays its own
 
 
@@ -314,4 +364,14 @@ def _strip_templates(deck: DeckModel, p: DetectParams) -> StripTemplates:
         csqs.append(np.concatenate([zero[:, :, 0], np.cumsum((t * t).sum(axis=(1, 3)), axis=1)], axis=1))
     lab = deck.labels[ids]
     by_label = {int(x): np.flatnonzero(lab == x) for x in np.unique(lab)}
-    return StripTemplates(pooled, np.stack(csums), np.stack(csqs), cuts, by_label, (hp, wp), deck)
+    coarse = np.stack([_coarse_vector(t) for t in pooled]) if len(pooled) else np.zeros((0, 1), np.float32)
+    return StripTemplates(pooled, np.stack(csums), np.stack(csqs), cuts, by_label, (hp, wp), coarse, deck)
+
+
+def _coarse_vector(card: np.ndarray) -> np.ndarray:
+    """A pooled whole card (channels) halved again, flattened, zero mean, unit length: the first stage of a
+    top card's whole-face look (which labels its careful look weighs)."""
+    small = cv2.resize(card, (card.shape[1] // 2, card.shape[0] // 2), interpolation=cv2.INTER_AREA).ravel()
+    small = small - small.mean()
+    out: np.ndarray = (small / (np.linalg.norm(small) + 1e-6)).astype(np.float32)
+    return out
