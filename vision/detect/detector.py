@@ -282,8 +282,11 @@ class Detector(BlobStage, StripStage, DiscriminantStage, UniqueStage):
                 elif face is not None and not covered:
                     # A top card read: its whole face is the judge of its corner's reading (a 3 whose tiny
                     # numeral read as a 2 shows its middle pip; a court with no rank, its portrait).
+                    # Not between two suits of one colour and rank (a club and a spade pooled to 5 px are
+                    # one blot: tango's 8s read 8c so; the index's suit sign at full scale says it better).
                     best = int(np.argmax(face))
-                    if best != label and best not in near and face[best] - face[label] >= self.p.top_face_lead:
+                    if best != label and best not in near and face[best] - face[label] >= self.p.top_face_lead \
+                            and not _suit_twins(self.deck.code(best), self.deck.code(label)):
                         label, score = best, float(face[best])
 
                 tc = self._card_corners(r, p / self.scale, r.way)
@@ -312,3 +315,8 @@ class Detector(BlobStage, StripStage, DiscriminantStage, UniqueStage):
         x0 = r.origin + r.ua * max(p_mm, 0.0)
         ua, uc = r.ua, r.uc
         return np.array([x0, x0 + ua * self.w_mm, x0 + ua * self.w_mm + uc * self.h_mm, x0 + uc * self.h_mm])
+
+
+def _suit_twins(a: str | None, b: str | None) -> bool:
+    """Two cards of one rank whose suits share a colour (clubs and spades, hearts and diamonds)."""
+    return a is not None and b is not None and a[0] == b[0] and (a[1] in "hd") == (b[1] in "hd")

@@ -103,8 +103,9 @@ class DetectParams:
     unread_min: float = 0.75  # ... when its best card matches that this well (a low card is mostly paper) ...
     unread_lead: float = 0.05  # ... and this much better than the next
     # a top card (its whole face in view) whose whole face another card matches this much better than the
-    # corner's reading is that card (a rank-only index's tiny 3 read as a 2, a court with no rank); inf: never
-    top_face_lead: float = 0.03
+    # corner's reading is that card (a rank-only index's tiny 3 read as a 2, a court with no rank), unless
+    # the two differ only between suits of one colour; inf: never
+    top_face_lead: float = 0.1
     strip_trim: int = 3  # of a covered card's visible strip left out next to the card on top (its shadow)
     # -- step 6: the corner discriminant
     lda_weight: float = 0.02  # the discriminant's say (see DiscriminantStage._discriminant_stage) ...
