@@ -178,8 +178,8 @@ class StripStage(DetectorState):
         q = []
         for r, corner, _v in spots:
             full = self._pooled_row(r)
-            cx = wp + dx + 1 + round(corner[0] / k)
-            cy = dy + 1 + round((self.p.margin + corner[1]) / k)
+            cx = min(max(wp + dx + 1 + round(corner[0] / k), 0), full.shape[1] - wp)  # (inside the padded row)
+            cy = min(max(dy + 1 + round((self.p.margin + corner[1]) / k), 0), full.shape[0] - hp)
             q.append(_coarse_vector(full[cy : cy + hp, cx : cx + wp]))
         sim = np.stack(q) @ self.strip_coarse.T  # (cards, templates)
         per_label = np.full((len(q), max(self.strip_by_label) + 1), -np.inf, np.float32)
