@@ -376,8 +376,8 @@ def test_the_top_card_is_looked_for_among_both_corners_candidates(faces_dir, mon
     both = score_scene(scene, Detector(model, calib).detect(scene.image))
     monkeypatch.setattr(D.Detector, "_top_candidates", lambda self, r, way, p: self._candidates(r.lscans[way], p))
     # (the tabled reading off: a row that reads badly is read again corner first, which finds it right;
-    # the classifier's proposals off: they, too, bring the 4h to the far end's weak match; and the top
-    # card's whole face not the judge of its corner, which may read a card this one cannot)
+    # the classifier's proposals off: they, too, bring the 4h to the far end's weak match; and, with the
+    # tabled reading off as on a street, the top card's whole face not the judge of its corner)
     one_corner = dataclasses.replace(D.PARAMS, tabled=False, clf_propose=0, top_face_lead=float("inf"))
     one = score_scene(scene, Detector(model, calib, params=one_corner).detect(scene.image))
     assert [e for e in one.errors if "seat 3 up" in e] == ["seed 10007 seat 3 up #3 4h: read 4d"], one.errors
@@ -408,15 +408,20 @@ def test_a_top_cards_whole_face_judges_its_corners_reading(faces_dir, monkeypatc
                 misread.append(self.deck.code(wrong))
                 reads[key] = read._replace(label=wrong, score=max(read.score, 0.95))
 
-    clean = score_scene(scene, Detector(model, calib).detect(scene.image))
+    def read(params: object = D.PARAMS) -> list[Detection]:
+        det = Detector(model, calib, params=params)  # type: ignore[arg-type]
+        det.at_showdown = False  # a street (at the showdown a spread read as a row has no whole top card)
+        return det.detect(scene.image)
+
+    clean = score_scene(scene, read())
     assert clean.errors == []
     monkeypatch.setattr(D.Detector, "_discriminant_stage", corner_misreads_the_top_card)
-    judged = score_scene(scene, Detector(model, calib).detect(scene.image))
+    judged = score_scene(scene, read())
     assert len(misread) >= 4 and judged.errors == [], judged.errors
     made = len(misread)
     misread.clear()
     off = dataclasses.replace(D.PARAMS, top_face_lead=float("inf"))
-    unjudged = score_scene(scene, Detector(model, calib, params=off).detect(scene.image))
+    unjudged = score_scene(scene, read(off))
     assert sorted(e.split(": read ")[1] for e in unjudged.errors) == sorted(misread) and len(misread) == made, \
         unjudged.errors
 

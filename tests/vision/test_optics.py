@@ -69,8 +69,7 @@ def test_a_blurred_table_is_read_through_the_optics_bank(faces_dir, deck: str, s
         near = min(dets, key=lambda d: float(np.linalg.norm(d.center - card.center)))
         return near.card, set(score_scene(scene, dets).errors)
 
-    # (a top card's whole face, too, judges its corner: off for the case, which is the corner's through the bank)
-    sharp_card, sharp_errors = read(replace(PARAMS, optics_gain=0, top_face_lead=float("inf")))
+    sharp_card, sharp_errors = read(replace(PARAMS, optics_gain=0))
     got, errors = read(PARAMS)
     assert sharp_card not in (None, code), sharp_card  # the case: misread without the bank
     assert got == code

@@ -239,7 +239,9 @@ class StripStage(DetectorState):
         spots: list[tuple[Row, tuple[int, int], int]] = []
         whole_keys: list[Key] = []
         whole: list[tuple[Row, tuple[int, int], int]] = []
-        judge = np.isfinite(self.p.top_face_lead)
+        # (on a street only: at the showdown a spread read as a row has no whole top card to judge by; a
+        # simplistic showdown lost a 4s so)
+        judge = np.isfinite(self.p.top_face_lead) and not self.p.tabled
         for r in face_rows:
             n = len(r.positions)
             for i in sorted({0, n - 1}):
