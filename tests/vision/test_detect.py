@@ -10,7 +10,7 @@ import pytest
 
 from tests.vision.decks import enrolled
 from vision.calibration import Calibration, calibrate
-from vision.deck import DeckModel, enroll, read_face_dir
+from vision.deck import CODES, DeckModel, enroll, read_face_dir
 from vision.detect import Detection, Detector
 from vision.evaluate import Score, score_scene
 from vision.scene import FaceSet, Scene, render_scene
@@ -424,6 +424,60 @@ def test_a_top_cards_whole_face_judges_its_corners_reading(faces_dir, monkeypatc
     unjudged = score_scene(scene, read(off))
     assert sorted(e.split(": read ")[1] for e in unjudged.errors) == sorted(misread) and len(misread) == made, \
         unjudged.errors
+
+
+def test_a_covered_cards_visible_strip_judges_its_corners_reading(faces_dir, monkeypatch) -> None:
+    """A covered card shows a strip of its face beside the index (a column of pips, part of a court's
+    portrait), so what its corner read is checked against that strip too (``covered_face_lead``): on
+    x-pysol-transformation a queen read as a jack of another suit and on x-pysol-kabale a 4 read as an 8
+    show their own pips or portrait there (bench: 3 of the tuning decks' covered cards mended, none
+    broken).  Here every covered card's reading is made wrong after the judges of the corner, a court
+    read as the suit's 2 and a pip card as its king, at a score a corner misread at (0.92, under
+    ``covered_face_below``): its visible strip gives
+    each back but an ace, whose strip is its index and paper (the ace of diamonds' too: the suit sign is
+    all that tells them, and the corner is what reads it), and without the check (``covered_face_lead``
+    inf) none comes back."""
+    import vision.detect as D
+    from vision.detect.model import Key
+
+    model, scene, calib = _table(faces_dir, "anglo", 10003)
+    original = D.Detector._discriminant_stage
+    misread: list[str] = []
+
+    def corner_misreads_covered_cards(self, face_rows, reads, opts) -> None:  # type: ignore[no-untyped-def]
+        original(self, face_rows, reads, opts)
+        for r in face_rows:
+            for i in range(len(r.positions) - 1):
+                key = Key(id(r), r.way, i)
+                read = reads[key]
+                if 0 <= read.label < 52:
+                    code = self.deck.code(read.label)
+                    wrong = ("2" if code[0] in "JQK" else "K") + code[1]
+                    misread.append(wrong)
+                    reads[key] = read._replace(label=CODES.index(wrong), score=0.92)  # (the bench's mends read 0.90-0.92)
+
+    def read(params: object = D.PARAMS) -> tuple[list[str], int]:
+        det = Detector(model, calib, params=params)  # type: ignore[arg-type]
+        det.at_showdown = False  # a street
+        errors = score_scene(scene, det.detect(scene.image)).errors
+        return [e for e in errors if "false card" not in e], len(errors)
+
+    clean, _ = read()
+    assert clean == []
+    monkeypatch.setattr(D.Detector, "_discriminant_stage", corner_misreads_covered_cards)
+    judged, judged_all = read()
+    made = len(misread)
+    misread.clear()
+    unjudged, unjudged_all = read(dataclasses.replace(D.PARAMS, covered_face_lead=float("inf")))
+    assert made >= 10 and len(misread) == made
+    # (the misread covered cards are what the corner says: one the clean read explained away as a
+    # pip of the card below is no longer explained, one false card in both runs)
+    assert len(unjudged) >= made - 1 and all(e.split(": read ")[1] in misread for e in unjudged), unjudged
+    assert judged_all - len(judged) == unjudged_all - len(unjudged)
+    assert len(judged) <= 1, judged
+    for e in judged:  # an ace whose strip is its index: the rank right, the suit the corner's to tell
+        truth, got = e.split(" ")[-3].rstrip(":"), e.split(": read ")[1]
+        assert truth[0] == "A" and got[0] == "A", e
 
 
 def test_an_end_that_reads_as_the_back_is_not_the_top_card(faces_dir, monkeypatch) -> None:

@@ -288,6 +288,13 @@ class Detector(BlobStage, StripStage, DiscriminantStage, UniqueStage):
                     if best != label and best not in near and face[best] - face[label] >= self.p.top_face_lead \
                             and not _suit_twins(self.deck.code(best), self.deck.code(label)):
                         label, score = best, float(face[best])
+                elif face is not None and covered:
+                    # A covered card read: what its visible strip shows beyond the corner (its pips, a
+                    # court's portrait) is the judge, by a wider lead than a top card's (a narrow strip is
+                    # mostly the index the corner read: neoclassical's 3d read Ad at 0.05).
+                    best = int(np.argmax(face))
+                    if best != label and best not in near and face[best] - face[label] >= self.p.covered_face_lead:
+                        label, score = best, float(face[best])
 
                 tc = self._card_corners(r, p / self.scale, r.way)
                 if label == BACK or (no_back and score < self.face_floor):

@@ -106,6 +106,8 @@ class DetectParams:
     # corner's reading is that card (a rank-only index's tiny 3 read as a 2, a court with no rank), unless
     # the two differ only between suits of one colour; inf: never
     top_face_lead: float = 0.1
+    covered_face_lead: float = 0.15  # a covered card read is read instead as the card its visible strip matches this much better (inf: never)
+    covered_face_below: float = 0.93  # ... where its corner matched under this (the mends matched 0.90-0.92; every covered card looked at cost 7 % of a frame)
     strip_trim: int = 3  # of a covered card's visible strip left out next to the card on top (its shadow)
     # -- step 6: the corner discriminant
     lda_weight: float = 0.02  # the discriminant's say (see DiscriminantStage._discriminant_stage) ...

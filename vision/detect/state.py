@@ -66,7 +66,7 @@ class DetectorState:
     strip_cuts: np.ndarray
     strip_by_label: dict[int, np.ndarray]
     strip_hw: tuple[int, int]
-    strip_coarse: np.ndarray  # (templates, D): the whole cards for the first stage of a top card's look
+    strip_coarse: list[np.ndarray]  # [c]: (templates, D_c): the cards' first c columns, for the first stage of a card's look
     strip_twins: dict[int, list[tuple[int, float]]]
     _unread_looks: dict[Key, np.ndarray]  # row ends read from all their face shows: every label's score
     _strips: dict[Key, tuple[np.ndarray, np.ndarray]]  # per card: the strip's candidates and their scores

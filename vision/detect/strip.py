@@ -172,22 +172,34 @@ class StripStage(DetectorState):
         return r.full
 
     def _likely_faces(self, spots: list[tuple[Row, tuple[int, int], int]], keep: int) -> np.ndarray:
-        """For each whole card (a row, its corner), the ``keep`` labels its whole face matches best at half the
-        look's scale, with no slack (a first stage: the careful look weighs only these)."""
+        """For each card (a row, its corner, its visible width), the ``keep`` labels what it shows matches best
+        at half the look's scale, with no slack (a first stage: the careful look weighs only these)."""
         k, (hp, wp), dx, dy = self.p.strip_pool, self.strip_hw, self.p.strip_dx, self.p.strip_dy
-        q = []
-        for r, corner, _v in spots:
+        per_label = np.full((len(spots), max(self.strip_by_label) + 1), -np.inf, np.float32)
+        groups: dict[int, list[tuple[int, np.ndarray]]] = {}
+        for j, (r, corner, v) in enumerate(spots):
             full = self._pooled_row(r)
             cx = min(max(wp + dx + 1 + round(corner[0] / k), 0), full.shape[1] - wp)  # (inside the padded row)
             cy = min(max(dy + 1 + round((self.p.margin + corner[1]) / k), 0), full.shape[0] - hp)
-            q.append(_coarse_vector(full[cy : cy + hp, cx : cx + wp]))
-        sim = np.stack(q) @ self.strip_coarse.T  # (cards, templates)
-        per_label = np.full((len(q), max(self.strip_by_label) + 1), -np.inf, np.float32)
-        for lab, rows in self.strip_by_label.items():
-            if lab != BACK:
-                per_label[:, lab] = sim[:, rows].max(axis=1)
+            cols = self._coarse_cols(v)
+            groups.setdefault(cols, []).append((j, _coarse_vector(full[cy : cy + hp, cx : cx + wp], cols)))
+        for cols, qs in groups.items():
+            sim = np.stack([q for _j, q in qs]) @ self.strip_coarse[cols].T  # (cards, templates)
+            at = np.array([j for j, _q in qs])
+            for lab, rows in self.strip_by_label.items():
+                if lab != BACK:
+                    per_label[at, lab] = sim[:, rows].max(axis=1)
         out: np.ndarray = np.argsort(-per_label, axis=1, kind="stable")[:, :keep]
         return out
+
+    def _coarse_cols(self, visible: int) -> int:
+        """The first stage's columns for a card showing ``visible`` template px (as the careful look
+        counts them: the whole card, or a covered card's strip less ``strip_trim``)."""
+        k, (_hp, wp) = self.p.strip_pool, self.strip_hw
+        if visible >= CARD_W:
+            return len(self.strip_coarse) - 1
+        vis = min(wp, max(STRIP_W // k, (visible - self.p.strip_trim) // k))
+        return max(1, min(len(self.strip_coarse) - 1, vis // 2))
 
     def _every_label(self, spots: list[tuple[Row, tuple[int, int], int]]) -> np.ndarray | None:
         """The strip score of every face label (column = label) at each spot (a row, a card's corner in it,
@@ -242,6 +254,9 @@ class StripStage(DetectorState):
         # (on a street only: at the showdown a spread read as a row has no whole top card to judge by; a
         # simplistic showdown lost a 4s so)
         judge = np.isfinite(self.p.top_face_lead) and not self.p.tabled
+        # (not in a deck whose covered cards lying upright show no index: their strip is all the look has,
+        # and momoko's 4s read 5s so)
+        covered_judge = np.isfinite(self.p.covered_face_lead) and not self.p.tabled and self.index_views[0]
         for r in face_rows:
             n = len(r.positions)
             for i in sorted({0, n - 1}):
@@ -260,19 +275,32 @@ class StripStage(DetectorState):
                     continue
                 spots.append((r, corner, CARD_W if top else r.positions[1] - r.positions[0]))
                 keys.append(key)
+            if covered_judge and r.open_end < 0:
+                # every covered card read whose corner matched under ``covered_face_below``, over its
+                # visible strip (its pips, a court's portrait): ``covered_face_lead``
+                listed = {k for k in keys if k.row == id(r)}
+                for i in range(n - 1):
+                    key = Key(id(r), r.way, i)
+                    read = reads[key]
+                    if key in listed or read.label == BACK or not self.face_floor <= read.score < self.p.covered_face_below:
+                        continue
+                    corner = read.corner[0] if read.corner else (r.positions[i], 0)
+                    whole.append((r, corner, r.positions[i + 1] - r.positions[i]))
+                    whole_keys.append(key)
         sc = self._every_label(spots)
         out = {} if sc is None else dict(zip(keys, sc, strict=True))
         if whole and sc is not None:
             m = self.p.strip_labels
             likely = self._likely_faces(whole, m)
-            looks = []
+            looks, looked = [], []
             for (r, corner, v), key, cand in zip(whole, whole_keys, likely, strict=True):
                 own = reads[key].label
                 labels = cand if own in cand else np.concatenate([[own], cand[: m - 1]])
                 looks.append(Look(r, corner, v, labels.astype(np.int64)))
-            scored = self._strip_scores(looks)
+                looked.append(key)
+            scored = self._strip_scores(looks) if looks else np.zeros((0, m), np.float32)
             n_lab = sc.shape[1]
-            for look, key, row in zip(looks, whole_keys, scored, strict=True):
+            for look, key, row in zip(looks, looked, scored, strict=True):
                 every = np.full(n_lab, -np.inf, np.float32)
                 every[look.labels] = row
                 out[key] = every
@@ -320,7 +348,7 @@ class StripTemplates(NamedTuple):
     cuts: np.ndarray  # the bands' rows
     by_label: dict[int, np.ndarray]  # each label's rows of ``pooled``
     hw: tuple[int, int]  # (hp, wp)
-    coarse: np.ndarray  # (N, D): each of ``pooled`` halved again, flattened, zero mean, unit length
+    coarse: list[np.ndarray]  # [c]: (N, D_c) each of ``pooled`` halved again, its first c columns, flattened, zero mean, unit length
     deck: DeckModel  # kept alive so that its id (the cache key) stays its own
 
 
@@ -366,14 +394,18 @@ def _strip_templates(deck: DeckModel, p: DetectParams) -> StripTemplates:
         csqs.append(np.concatenate([zero[:, :, 0], np.cumsum((t * t).sum(axis=(1, 3)), axis=1)], axis=1))
     lab = deck.labels[ids]
     by_label = {int(x): np.flatnonzero(lab == x) for x in np.unique(lab)}
-    coarse = np.stack([_coarse_vector(t) for t in pooled]) if len(pooled) else np.zeros((0, 1), np.float32)
+    # [c]: the first c columns of each card halved (index 0 unused; the last is the whole card)
+    coarse = [np.zeros((len(pooled), 1), np.float32)]
+    coarse += [np.stack([_coarse_vector(t, c) for t in pooled]) if len(pooled) else np.zeros((0, 1), np.float32)
+               for c in range(1, wp // 2 + 1)]
     return StripTemplates(pooled, np.stack(csums), np.stack(csqs), cuts, by_label, (hp, wp), coarse, deck)
 
 
-def _coarse_vector(card: np.ndarray) -> np.ndarray:
-    """A pooled whole card (channels) halved again, flattened, zero mean, unit length: the first stage of a
-    top card's whole-face look (which labels its careful look weighs)."""
-    small = cv2.resize(card, (card.shape[1] // 2, card.shape[0] // 2), interpolation=cv2.INTER_AREA).ravel()
+def _coarse_vector(card: np.ndarray, cols: int | None = None) -> np.ndarray:
+    """A pooled card (channels) halved again, its first ``cols`` columns (all: None), flattened, zero mean,
+    unit length: the first stage of a card's look over all it shows (which labels its careful look weighs)."""
+    small = cv2.resize(card, (card.shape[1] // 2, card.shape[0] // 2), interpolation=cv2.INTER_AREA)
+    small = (small if cols is None else small[:, :cols]).ravel()
     small = small - small.mean()
     out: np.ndarray = (small / (np.linalg.norm(small) + 1e-6)).astype(np.float32)
     return out
