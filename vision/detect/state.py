@@ -68,7 +68,7 @@ class DetectorState:
     strip_hw: tuple[int, int]
     strip_coarse: list[np.ndarray]  # [c]: (templates, D_c): the cards' first c columns, for the first stage of a card's look
     strip_twins: dict[int, list[tuple[int, float]]]
-    _unread_looks: dict[Key, np.ndarray]  # row ends read from all their face shows: every label's score
+    _unread_looks: dict[Key, np.ndarray]  # cards read from all their face shows (row ends, cards judged): each label looked at's score
     _strips: dict[Key, tuple[np.ndarray, np.ndarray]]  # per card: the strip's candidates and their scores
     occluders: list[np.ndarray]
     #: the labels of the cards kept from the last frame (blobs unchanged, ``reuse``): one deck with the

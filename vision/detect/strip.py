@@ -243,14 +243,15 @@ class StripStage(DetectorState):
         a row's first card whose index corner is not in view (matched under ``covered_min``), over every
         label; every other top card (its corner may have matched well and wrongly: a thin rank-only index,
         ``top_face_lead``) over its reading and the labels its whole face matches best at half the scale
-        (:meth:`_likely_faces`; every label would cost a quarter of a frame).  Per card: the strip score of
-        each label looked at (index = label; -inf: not looked at)."""
+        (:meth:`_likely_faces`; every label would cost a quarter of a frame), and so every covered card whose
+        corner matched under ``covered_face_below`` over its visible strip (``covered_face_lead``).  Per card:
+        the strip score of each label looked at (index = label; -inf: not looked at)."""
         if not len(self.deck.cards) or not self.p.unread_look:
             return {}
         keys: list[Key] = []
         spots: list[tuple[Row, tuple[int, int], int]] = []
-        whole_keys: list[Key] = []
-        whole: list[tuple[Row, tuple[int, int], int]] = []
+        judged_keys: list[Key] = []  # cards read whose reading what they show judges (a top card, a covered card)
+        judged: list[tuple[Row, tuple[int, int], int]] = []
         # (on a street only: at the showdown a spread read as a row has no whole top card to judge by; a
         # simplistic showdown lost a 4s so)
         judge = np.isfinite(self.p.top_face_lead) and not self.p.tabled
@@ -268,8 +269,8 @@ class StripStage(DetectorState):
                 corner = read.corner[0] if read.corner else (r.positions[i], 0)
                 if top and read.score >= self.face_floor:
                     if judge and r.open_end < 0:  # (a hand's end holds no top card)
-                        whole.append((r, corner, CARD_W))
-                        whole_keys.append(key)
+                        judged.append((r, corner, CARD_W))
+                        judged_keys.append(key)
                     continue
                 if not top and (not self.partial_index or read.score >= self.p.covered_min):
                     continue
@@ -285,22 +286,21 @@ class StripStage(DetectorState):
                     if key in listed or read.label == BACK or not self.face_floor <= read.score < self.p.covered_face_below:
                         continue
                     corner = read.corner[0] if read.corner else (r.positions[i], 0)
-                    whole.append((r, corner, r.positions[i + 1] - r.positions[i]))
-                    whole_keys.append(key)
+                    judged.append((r, corner, r.positions[i + 1] - r.positions[i]))
+                    judged_keys.append(key)
         sc = self._every_label(spots)
         out = {} if sc is None else dict(zip(keys, sc, strict=True))
-        if whole and sc is not None:
+        if judged and sc is not None:
             m = self.p.strip_labels
-            likely = self._likely_faces(whole, m)
-            looks, looked = [], []
-            for (r, corner, v), key, cand in zip(whole, whole_keys, likely, strict=True):
+            likely = self._likely_faces(judged, m)
+            looks = []
+            for (r, corner, v), key, cand in zip(judged, judged_keys, likely, strict=True):
                 own = reads[key].label
                 labels = cand if own in cand else np.concatenate([[own], cand[: m - 1]])
                 looks.append(Look(r, corner, v, labels.astype(np.int64)))
-                looked.append(key)
-            scored = self._strip_scores(looks) if looks else np.zeros((0, m), np.float32)
+            scored = self._strip_scores(looks)
             n_lab = sc.shape[1]
-            for look, key, row in zip(looks, looked, scored, strict=True):
+            for look, key, row in zip(looks, judged_keys, scored, strict=True):
                 every = np.full(n_lab, -np.inf, np.float32)
                 every[look.labels] = row
                 out[key] = every
