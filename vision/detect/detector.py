@@ -279,21 +279,18 @@ class Detector(BlobStage, StripStage, DiscriminantStage, UniqueStage):
                     best, lead = int(order[0]), float(face[order[0]] - face[order[1]])
                     if best not in near and face[best] >= self.p.unread_min and lead >= self.p.unread_lead:
                         label, score = best, float(face[best])
-                elif face is not None and not covered:
-                    # A top card read: its whole face is the judge of its corner's reading (a 3 whose tiny
-                    # numeral read as a 2 shows its middle pip; a court with no rank, its portrait).
-                    # Not between two suits of one colour and rank (a club and a spade pooled to 5 px are
-                    # one blot: tango's 8s read 8c so; the index's suit sign at full scale says it better).
+                elif face is not None:
+                    # A card read is judged by all it shows of its face: a top card by its whole face (a 3
+                    # whose tiny numeral read as a 2 shows its middle pip; a court with no rank, its
+                    # portrait), a covered card by its visible strip (its pips, a court's portrait), by a
+                    # wider lead (a narrow strip is mostly the index the corner read: neoclassical's 3d
+                    # read Ad at 0.05).  A top card not between two suits of one colour and rank (a club
+                    # and a spade pooled to 5 px are one blot: tango's 8s read 8c so; the index's sign at
+                    # full scale says it better); a covered card's strip shows the suit's pips at their size.
                     best = int(np.argmax(face))
-                    if best != label and best not in near and face[best] - face[label] >= self.p.top_face_lead \
-                            and not _suit_twins(self.deck.code(best), self.deck.code(label)):
-                        label, score = best, float(face[best])
-                elif face is not None and covered:
-                    # A covered card read: what its visible strip shows beyond the corner (its pips, a
-                    # court's portrait) is the judge, by a wider lead than a top card's (a narrow strip is
-                    # mostly the index the corner read: neoclassical's 3d read Ad at 0.05).
-                    best = int(np.argmax(face))
-                    if best != label and best not in near and face[best] - face[label] >= self.p.covered_face_lead:
+                    lead = self.p.covered_face_lead if covered else self.p.top_face_lead
+                    twins = not covered and _suit_twins(self.deck.code(best), self.deck.code(label))
+                    if best != label and best not in near and face[best] - face[label] >= lead and not twins:
                         label, score = best, float(face[best])
 
                 tc = self._card_corners(r, p / self.scale, r.way)
