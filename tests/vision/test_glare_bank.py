@@ -8,8 +8,11 @@ the band's flank read as a four, the ten not among the four cards the full match
 
 from __future__ import annotations
 
+import shutil
 from dataclasses import replace
+from pathlib import Path
 
+import cv2
 import numpy as np
 import pytest
 
@@ -17,8 +20,10 @@ from tests.vision.decks import enrolled
 from vision.calibration import calibrate
 from vision.conditions import paint_glare
 from vision.corner import CARD_W, STRIP_H, STRIP_W, STRIP_X0, STRIP_Y0
+from vision.deck import enroll, read_face_dir
 from vision.detect import PARAMS, Detection, Detector
 from vision.detect.glare import RAMPS, WHITE, washed_strips
+from vision.evaluate import score_scene
 from vision.scene import FaceSet, Scene, TruthCard, render_scene
 
 
@@ -72,3 +77,42 @@ def test_a_plain_table_reads_as_without_the_bank(faces_dir) -> None:
         with_bank = Detector(model, calib).detect(scene.image)
         without = Detector(model, calib, params=replace(PARAMS, glare_gain=0.0)).detect(scene.image)
         assert [(d.card, d.face_up) for d in with_bank] == [(d.card, d.face_up) for d in without]
+
+
+def _plain_backed(faces_dir, tmp_path: Path) -> Path:
+    """anglo's faces with a back of blank paper (cream, its grain, a thin grey frame), as some decks
+    print it (x-pysol-joan-darc's): the back's whole-card likeness is that of any pale card."""
+    src = faces_dir("anglo")
+    out = tmp_path / "plain-backed"
+    shutil.copytree(src, out)
+    back = cv2.imread(str(src / "back.png"), cv2.IMREAD_UNCHANGED)
+    h, w = back.shape[:2]
+    paper = np.full((h, w, 3), (224, 236, 238), np.float32) + np.random.default_rng(0).normal(0, 6, (h, w, 1))
+    cv2.rectangle(paper, (6, 6), (w - 7, h - 7), (150, 160, 160), 2)
+    art = np.clip(paper, 0, 255).astype(np.uint8)
+    cv2.imwrite(str(out / "back.png"), np.dstack([art, back[:, :, 3]]) if back.shape[2] == 4 else art)
+    return out
+
+
+def test_a_row_whose_top_card_glare_washes_to_its_blank_back_is_still_read(faces_dir, tmp_path: Path) -> None:
+    """A row is face-down cards only where each of its ends is like the back (``back_every_end``): the
+    lamp washed a plain-backed deck's top card (its 2c) until the card looked more like the back than
+    like any face, and the whole row of four up cards was taken for two face-down cards (joan-darc's
+    rows under glare, bench seeds 80001 and 80004).  The face-down cards of the table are still found."""
+    directory = _plain_backed(faces_dir, tmp_path)
+    faces, back = read_face_dir(directory)
+    model = enroll(faces, back, "plain-backed")
+    fs = FaceSet.load(directory)
+    seed = 10001
+    top = next(c for c in render_scene(fs, seed).cards if c.code == "2c" and c.in_view)
+    centre = top.table_corners.mean(axis=0)
+    scene = render_scene(fs, seed, optics=lambda s: paint_glare(s, centre, np.random.default_rng([seed, 0])))
+    row = [c for c in scene.cards if c.in_view and c.role == "up" and c.seat == top.seat]
+    assert len(row) == 4
+    calib = calibrate(scene.image, scene.layout)
+    before = Detector(model, calib, params=replace(PARAMS, back_every_end=False)).detect(scene.image)
+    assert all(_read(before, c) is None for c in row)  # the case: the row read as its back
+    now = Detector(model, calib).detect(scene.image)
+    assert [_read(now, c) for c in row] == [c.code for c in row]
+    score = score_scene(scene, now)
+    assert score.down_found == score.down_total > 0 and score.false_cards == 0

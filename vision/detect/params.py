@@ -54,6 +54,7 @@ class DetectParams:
     max_gap: float = 0.68  # ... and at most
     scan: int = 2  # coarse scan subsampling (pixels of the template scale)
     back_min: float = 0.5  # whole-card likeness to the enrolled back that makes a blob face-down cards
+    back_every_end: bool = True  # ... at each end of a row (False: at either end, as before session 34)
     plan_tau: float = 0.5  # coarse score a guessed card edge must beat to be worth a card
     margin: int = 6  # crop rows above and below the card
     # -- step 4: reading each card

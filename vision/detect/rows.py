@@ -118,9 +118,10 @@ class RowStage(FineMatch):
 
     def _backness(self, rows: list[Row]) -> None:
         """Likeness of each row's two ends to the enrolled back, for all rows at once, and whether the
-        row is face-down cards: like the back, and more like it than any face is like either end (a
-        top card lies whole at one end of its row; a court card's red and black can pass for a
-        red patterned back at this size, plastic's jack of spades 0.51)."""
+        row is face-down cards: each end like the back, and more like it than like any face (a court
+        card's red and black can pass for a red patterned back at this size, plastic's jack of spades
+        0.51; a lamp's band washed a pale top card until it was 0.63 like a blank paper back,
+        joan-darc's ace, and one end was all the old rule asked: ``back_every_end``)."""
         if not len(self.deck.back_thumbs):
             return
         small = [t for r in rows for t in r.thumbs]
@@ -134,7 +135,11 @@ class RowStage(FineMatch):
         for r in rows:
             n = len(r.thumbs)
             r.backness = float(like[k : k + n].max())
-            r.down = r.backness >= self.p.back_min and r.backness > float(face[k : k + n].max())
+            if self.p.back_every_end:
+                ends = like[k : k + n]
+                r.down = bool(np.all((ends >= self.p.back_min) & (ends > face[k : k + n])))
+            else:
+                r.down = r.backness >= self.p.back_min and r.backness > float(face[k : k + n].max())
             k += n
 
     def _bands(self, r: Row) -> None:
