@@ -3,7 +3,8 @@
 A specular band over a glossy card washes its ink towards white, more in the band's middle than at
 its flanks, so one end of a corner keeps more of its contrast than the other; a ten of hearts under
 the band's flank read as a four, the ten not among the four cards the full match weighs
-(``vision.detect.glare``, ``FineMatch._through_glare``).
+(``vision.detect.glare``, ``FineMatch._through_glare``).  And a row whose top card the band washes
+until it looks like a blank paper back is still read as the up cards it is (``back_every_end``).
 """
 
 from __future__ import annotations
