@@ -494,6 +494,46 @@ def test_an_end_that_reads_as_the_back_is_not_the_top_card(faces_dir, monkeypatc
     assert not [e for e in rule.errors if "seat 4 up" in e], rule.errors
 
 
+def test_a_row_whose_ends_read_alike_is_turned_by_its_covered_cards(faces_dir, monkeypatch) -> None:
+    """Which way round a row lies is first asked of its far ends; where they read within ``way_tie``
+    of each other (a top card printed with a suit sign and no rank, a chip or the lamp's band on its
+    corner: x-pysol-transformation, india-pantheon) the covered cards' index corners along the band
+    decide (``way_plan_margin``).  Here every row's wrong end is made to read a hair better than its
+    right one: the ends alone turn every row of three cards or more round and misread it; with the
+    covered cards' say every such row reads as before."""
+    import vision.detect as D
+    from vision.detect.model import Key
+
+    model, scene, calib = _table(faces_dir, "anglo", 10003)
+    original = D.Detector._refine_batch
+    rows_turned: set[int] = set()
+
+    def ends_read_the_wrong_way(self, jobs, plain_views=False, **kw):  # type: ignore[no-untyped-def]
+        reads = original(self, jobs, plain_views, **kw)
+        if plain_views and jobs and all(job.card == -1 and not kw for job in jobs):  # the rows' far ends
+            for job in jobs:
+                if job.way == 0:
+                    k0, k1 = Key(id(job.row), 0, -1), Key(id(job.row), 1, -1)
+                    right, wrong = (k0, k1) if reads[k0].score >= reads[k1].score else (k1, k0)
+                    reads[wrong] = reads[wrong]._replace(score=reads[right].score + 0.01)
+                    rows_turned.add(id(job.row))
+        return reads
+
+    def read(params: object = D.PARAMS) -> Score:
+        det = Detector(model, calib, params=params)  # type: ignore[arg-type]
+        det.at_showdown = False
+        return score_scene(scene, det.detect(scene.image))
+
+    clean = read()
+    assert clean.errors == []
+    monkeypatch.setattr(D.Detector, "_refine_batch", ends_read_the_wrong_way)
+    ends_only = read(dataclasses.replace(PARAMS, way_tie=0.0))
+    assert rows_turned and len(ends_only.errors) >= 6, ends_only.errors  # (two cards or more of each long row)
+    rows_turned.clear()
+    turned_back = read()
+    assert rows_turned and turned_back.errors == [], turned_back.errors
+
+
 def test_a_row_more_like_a_face_than_the_back_is_not_face_down(faces_dir) -> None:
     """plastic, seed 10011, seat 5: at thumbnail size the row's jack of spades (red and black on
     white) is 0.51 like plastic's red-and-white back, just over the 0.5 that makes a blob face-down

@@ -56,6 +56,10 @@ class DetectParams:
     back_min: float = 0.5  # whole-card likeness to the enrolled back that makes a blob face-down cards
     back_every_end: bool = True  # ... at each end of a row (False: at either end, as before session 34)
     plan_tau: float = 0.5  # coarse score a guessed card edge must beat to be worth a card
+    # a row whose far ends read this close under its two ways (neither the back) is turned the way whose
+    # plan's covered cards show index corners (the coarse scan's mean over them) ...
+    way_tie: float = 0.03
+    way_plan_margin: float = 0.1  # ... when that way's is this much the better (0 way_tie: never)
     margin: int = 6  # crop rows above and below the card
     # -- step 4: reading each card
     candidates: int = 16  # best coarse templates whose cards are re-matched at full resolution

@@ -195,6 +195,23 @@ class RowStage(FineMatch):
         pos[-1] = last
         return pos
 
+    def _way_by_plan(self, r: Row, way: int, positions: list[int]) -> tuple[int, list[int]]:
+        """A row whose far ends read alike both ways round (a top card whose two corners look alike: a
+        court printed with no rank, a chip or the lamp's band on one of them): under the right way the
+        band shows every covered card's index corner; under the wrong one it runs along the cards' other
+        long edge, where a deck printed at two corners shows none between the row's first position (the
+        top card's second corner) and its end.  The way whose plan's inner positions match the coarse
+        scan clearly better (``way_plan_margin``) is taken, with its plan; a deck printed at all four
+        corners shows both ways alike and keeps the ends' way."""
+        other = self._plan(r.scans[1 - way], r.last)
+        if len(positions) < 3 or len(other) < 3:
+            return way, positions
+        mine, theirs = (float(np.mean(r.scans[w].max(axis=1)[[p // self.p.scan for p in plan[1:-1]]]))
+                        for w, plan in ((way, positions), (1 - way, other)))
+        if theirs >= mine + self.p.way_plan_margin:
+            return 1 - way, other
+        return way, positions
+
     @staticmethod
     def _which_way(end0: Reading, end1: Reading) -> int:
         """Which way a row lies, from the readings of its far end under each way: the better one, but
@@ -285,8 +302,11 @@ class RowStage(FineMatch):
             elif r.last < self.p.min_gap * CARD_W:
                 r.way, positions = 0, [0]
             else:
-                r.way = self._which_way(end_reads[Key(id(r), 0, -1)], end_reads[Key(id(r), 1, -1)])
+                end0, end1 = end_reads[Key(id(r), 0, -1)], end_reads[Key(id(r), 1, -1)]
+                r.way = self._which_way(end0, end1)
                 positions = self._plan(r.scans[r.way], r.last)
+                if (end0.label == BACK) == (end1.label == BACK) and abs(end0.score - end1.score) < self.p.way_tie:
+                    r.way, positions = self._way_by_plan(r, r.way, positions)
             r.positions = positions
             for i, p in enumerate(positions):
                 views = [(r.way, p)]
