@@ -59,7 +59,7 @@ class DetectParams:
     # a row whose far ends read this close under its two ways (neither the back) is turned the way whose
     # plan's covered cards show index corners (the coarse scan's mean over them) ...
     way_tie: float = 0.03
-    way_plan_margin: float = 0.1  # ... when that way's is this much the better (0 way_tie: never)
+    way_plan_margin: float = 0.1  # ... when that way's is this much the better (way_tie 0: never)
     margin: int = 6  # crop rows above and below the card
     # -- step 4: reading each card
     candidates: int = 16  # best coarse templates whose cards are re-matched at full resolution
