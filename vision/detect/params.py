@@ -57,8 +57,9 @@ class DetectParams:
     back_every_end: bool = True  # ... at each end of a row (False: at either end, as before session 34)
     plan_tau: float = 0.5  # coarse score a guessed card edge must beat to be worth a card
     # a row whose far ends read this close under its two ways (neither the back) is turned the way whose
-    # plan's covered cards show index corners (the coarse scan's mean over them) ...
-    way_tie: float = 0.03
+    # plan's covered cards show index corners (the coarse scan's mean over them; 0.03 and 0.06 measured, 1.0
+    # (always) cost three-card rows whose plans match alike both ways: docs/vision.md, session 35) ...
+    way_tie: float = 0.06
     way_plan_margin: float = 0.1  # ... when that way's is this much the better (way_tie 0: never)
     margin: int = 6  # crop rows above and below the card
     # -- step 4: reading each card
