@@ -8,8 +8,8 @@ corner template along the top band gives a score profile; a short dynamic progra
 the card edges (the first card at the row's start, the top card ending at the row's end,
 gaps between ``min_gap`` and ``max_gap`` of a card) that maximise the matched score.
 Which way round: the end that holds the top card's corner, and never an end that reads as
-the back; where the two ends read alike, the way whose covered cards show index corners.  A blob whose ends are like the back, and more like it than like any face, is
-face-down cards.
+the back; where the two ends read alike, the way whose covered cards show index corners.
+A blob whose ends are like the back, and more like it than like any face, is face-down cards.
 """
 
 from __future__ import annotations
