@@ -6,8 +6,8 @@
 Scenes come from :func:`vision.scene_showdown.render_showdown` (each tabled seat a fan, a loose heap
 or a spread, 5-7 cards; the other seats a seventh-street stud layout).  Per deck it prints:
 
-* **index visible**: tabled cards whose index corner (either one) shows wholly, read right / total
-  (the #22 target: 99 %);
+* **index visible**: tabled cards whose index corner (any the deck prints one at, as enrollment
+  measured its faces: ``layout.has``) shows wholly, read right / total (the #22 target: 99 %);
 * **wrong**: a detection on a tabled card with another card's code (a misread, or a card invented from
   a covered corner's pips);
 * **false**: a detection where no card lies;
@@ -54,7 +54,7 @@ from vision.calibration import CalibrationError, calibrate  # noqa: E402
 from vision.deck import CODES, enroll, read_face_dir  # noqa: E402
 from vision.detect import Detection, Detector  # noqa: E402
 from vision.scene import FaceSet, Scene  # noqa: E402
-from vision.scene_showdown import TabledCard, render_showdown  # noqa: E402
+from vision.scene_showdown import STANDARD_CORNERS, TabledCard, render_showdown  # noqa: E402
 from vision.service import tabled_allowed  # noqa: E402
 from vision.tracking import raw_view  # noqa: E402
 
@@ -101,8 +101,9 @@ def _width(c: TabledCard | object) -> float:
     return float(np.linalg.norm(corners[1] - corners[0]))
 
 
-def score_showdown(scene: Scene, dets: list[Detection]) -> ShowdownScore:
-    """The counts above for one scene (see the module's docstring for the matching)."""
+def score_showdown(scene: Scene, dets: list[Detection], printed: tuple[bool, bool, bool, bool] = STANDARD_CORNERS) -> ShowdownScore:
+    """The counts above for one scene (see the module's docstring for the matching); ``printed``: the
+    deck's index corners (enrollment's ``layout.has``), where a tabled card's index shows."""
     sc = ShowdownScore(scenes=1)
     truth = [c for c in scene.cards if c.in_view]
     by_code = {c.code: c for c in truth if c.face_up}
@@ -130,7 +131,7 @@ def score_showdown(scene: Scene, dets: list[Detection]) -> ShowdownScore:
         elif d.card is not None and near is not None and near.role == "tabled":
             sc.wrong += 1
             sc.misses.append(f"seed {scene.seed} seat {near.seat}: {near.code} read as {d.card}"
-                             f" (index {'visible' if isinstance(near, TabledCard) and near.index_visible else 'covered'})")
+                             f" (index {'visible' if isinstance(near, TabledCard) and near.index_shown(printed) else 'covered'})")
     sc.extra = sum(max(0, n - sum(1 for c in truth if c.role == "tabled" and c.seat == seat)) for seat, n in hits.items())
     seen, _ = raw_view(scene.layout, dets)
     for seat, (up, down) in seen.items():
@@ -140,12 +141,12 @@ def score_showdown(scene: Scene, dets: list[Detection]) -> ShowdownScore:
     for c in truth:
         if isinstance(c, TabledCard):
             right = id(c) in claimed
-            if c.index_visible:
+            if c.index_shown(printed):
                 sc.visible += 1
                 sc.visible_right += right
                 if not right:
                     sc.misses.append(f"seed {scene.seed} seat {c.seat} {c.arrangement} #{c.order} {c.code}: not read"
-                                     f" (corner {'TL' if c.index_tl else ''}{'BR' if c.index_br else ''})")
+                                     f" (corner {c.corners_shown(printed)})")
             else:
                 sc.covered += 1
                 sc.covered_right += right
@@ -165,20 +166,17 @@ def _angle_deg(u: np.ndarray, v: np.ndarray) -> float:
     return abs((math.degrees(math.atan2(float(u[1]), float(u[0])) - math.atan2(float(v[1]), float(v[0]))) + 180.0) % 360.0 - 180.0)
 
 
-def _index_poses(c: TabledCard) -> list[tuple[np.ndarray, np.ndarray]]:
-    """The card's visible index corners as (corner, x direction), table mm."""
+def _index_poses(c: TabledCard, printed: tuple[bool, bool, bool, bool]) -> list[tuple[np.ndarray, np.ndarray]]:
+    """The card's visible index corners as (corner, x direction along its short edge, inwards), table mm."""
     tc = c.table_corners
     ex = (tc[1] - tc[0]) / float(np.linalg.norm(tc[1] - tc[0]))
-    out = []
-    if c.index_tl:
-        out.append((tc[0], ex))
-    if c.index_br:
-        out.append((tc[2], -ex))
-    return out
+    shown = (c.index_tl, c.index_tr, c.index_br, c.index_bl)
+    poses = [(tc[0], ex), (tc[1], -ex), (tc[2], -ex), (tc[3], ex)]
+    return [pose for pose, p, s in zip(poses, printed, shown, strict=True) if p and s]
 
 
 def explain_misses(scene: Scene, dets: list[Detection], trace: list[dict[str, object]], labels: list[str],
-                   sc: ShowdownScore) -> None:
+                   sc: ShowdownScore, printed: tuple[bool, bool, bool, bool] = STANDARD_CORNERS) -> None:
     """Errors by cause (``--causes``, tuning decks only), from the tabled reading's trace
     (``Detector.tabled_trace``): for each tabled card whose index shows and that was not read,
 
@@ -202,7 +200,7 @@ def explain_misses(scene: Scene, dets: list[Detection], trace: list[dict[str, ob
         sc.misses.append(f"    cause {cause}: {text}")
 
     for c in tabled:
-        if not c.index_visible or c.code in read:
+        if not c.index_shown(printed) or c.code in read:
             continue
         label = labels.index(c.code) if c.code in labels else -1
         mid = c.table_corners.mean(axis=0)
@@ -221,7 +219,7 @@ def explain_misses(scene: Scene, dets: list[Detection], trace: list[dict[str, ob
             corners = r.get("corners") or []
             assert isinstance(corners, list)
             near = [h for h, (p, ex, _ey) in enumerate(corners)
-                    if any(float(np.linalg.norm(p - q)) < 3.0 and _angle_deg(ex, u) < 6.0 for q, u in _index_poses(c))]
+                    if any(float(np.linalg.norm(p - q)) < 3.0 and _angle_deg(ex, u) < 6.0 for q, u in _index_poses(c, printed))]
             fine = r.get("fine") or {}
             reads = [x for x in (r.get("reads") or []) if x["hyp"] in near]  # type: ignore[union-attr]
             assert isinstance(fine, dict)
@@ -273,7 +271,7 @@ def one_deck(deck: str, scenes: int, seed0: int, causes: bool = False) -> tuple[
         try:
             calib = calibrate(scene.image, scene.layout)
         except CalibrationError:
-            total.add(score_showdown(scene, []))
+            total.add(score_showdown(scene, [], model.layout.has))
             continue
         det = Detector(model, calib)
         trace: list[dict[str, object]] = []
@@ -284,9 +282,9 @@ def one_deck(deck: str, scenes: int, seed0: int, causes: bool = False) -> tuple[
         t0 = time.perf_counter()
         dets = det.detect(scene.image)
         ms = (time.perf_counter() - t0) * 1000
-        s = score_showdown(scene, dets)
+        s = score_showdown(scene, dets, model.layout.has)
         if causes:
-            explain_misses(scene, dets, trace, list(CODES), s)
+            explain_misses(scene, dets, trace, list(CODES), s, model.layout.has)
         s.ms.append(ms)
         total.add(s)
     total.misses = [f"{deck}: {m}" for m in total.misses]

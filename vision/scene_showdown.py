@@ -9,7 +9,8 @@ index corner is under another card is not expected to be read, but must not be i
 A standard card prints its index at two opposite corners (top left, and bottom right turned
 round); a card is *index visible* when the whole corner strip the recognizer reads
 (:mod:`vision.corner`: x 1-17, y 1-37 of a card 64 wide) at either of them is uncovered by the
-cards tabled after it and inside the picture.
+cards tabled after it and inside the picture.  The truth says it for all four corners
+(:meth:`TabledCard.index_shown`): a deck printed elsewhere is counted at its own corners.
 
 Same camera, felt, light and noise as :func:`vision.scene.render_scene` (whose output this
 module does not change: it only calls its drawing helpers); seats not at showdown hold a
@@ -51,24 +52,46 @@ ARRANGEMENTS = ("fan", "loose", "spread")
 class TabledCard(TruthCard):
     """A card tabled at showdown (role ``"tabled"``): which of its index corners show."""
 
-    index_tl: bool = False  # the printed corner's strip is wholly uncovered and in the picture
-    index_br: bool = False  # ... the opposite corner's
+    index_tl: bool = False  # the top-left corner's strip is wholly uncovered and in the picture
+    index_br: bool = False  # ... the bottom-right corner's (read turned round)
     covered_share: float = 0.0  # how much of the card later cards cover (0..1)
     arrangement: str = ""
+    index_tr: bool = False  # ... the top-right corner's (mirrored: a deck printed at the top right)
+    index_bl: bool = False  # ... the bottom-left corner's
 
     @property
     def index_visible(self) -> bool:
-        return self.index_tl or self.index_br
+        """An index shows, for a deck printed at the top left and bottom right."""
+        return self.index_shown(STANDARD_CORNERS)
+
+    def index_shown(self, printed: tuple[bool, bool, bool, bool]) -> bool:
+        """An index shows, for a deck that prints one at the corners ``printed`` (top left, top right,
+        bottom right, bottom left: :data:`vision.index_layout.CORNERS`).  Why: a deck printed at one
+        corner, or at the top right and bottom left, shows its index where a standard one shows
+        blank paper or pips; counted by the standard corners its hidden indices were counted as
+        shown and its shown ones as hidden (the showdown bench until session 36)."""
+        shown = (self.index_tl, self.index_tr, self.index_br, self.index_bl)
+        return any(p and s for p, s in zip(printed, shown, strict=True))
+
+    def corners_shown(self, printed: tuple[bool, bool, bool, bool] = (True, True, True, True)) -> str:
+        """The printed corners whose strip shows, by name (``"TL"``, ``"TLBR"``...), for messages."""
+        shown = (self.index_tl, self.index_tr, self.index_br, self.index_bl)
+        return "".join(n for n, p, s in zip(("TL", "TR", "BR", "BL"), printed, shown, strict=True) if p and s)
 
 
-def _strip_points(tc: np.ndarray, opposite: bool) -> np.ndarray:
-    """Sample points (mm) over a card's index strip; ``tc`` its table corners TL, TR, BR, BL."""
+#: a standard deck's printed corners (top left, bottom right), in :data:`vision.index_layout.CORNERS` order
+STANDARD_CORNERS = (True, False, True, False)
+
+
+def _strip_points(tc: np.ndarray, corner: int) -> np.ndarray:
+    """Sample points (mm) over the index strip at a card's ``corner`` (0-3: top left, top right, bottom
+    right, bottom left; the strip mirrored into each); ``tc`` its table corners TL, TR, BR, BL."""
     tl, tr, _br, bl = tc
     ex, ey = (tr - tl) / CARD_W, (bl - tl) / np.linalg.norm(bl - tl) * np.linalg.norm(tr - tl) / CARD_W
     xs = np.linspace(STRIP_X0, STRIP_X0 + STRIP_W, 7)
     ys = np.linspace(STRIP_Y0, STRIP_Y0 + STRIP_H, 13)
     gx, gy = np.meshgrid(xs, ys)
-    origin, sx, sy = (tc[2], -ex, -ey) if opposite else (tl, ex, ey)
+    origin, sx, sy = [(tl, ex, ey), (tr, -ex, ey), (tc[2], -ex, -ey), (bl, ex, -ey)][corner]
     pts: np.ndarray = origin + gx.ravel()[:, None] * sx + gy.ravel()[:, None] * sy
     return pts
 
@@ -89,15 +112,15 @@ def tabled_card(code: str, seat: int, order: int, tc: np.ndarray, above: list[np
     w, h = size
     ic = _project(hmat, tc)
     vis = []
-    for opposite in (False, True):
-        pts = _strip_points(tc, opposite)
+    for corner in range(4):
+        pts = _strip_points(tc, corner)
         ipts = _project(hmat, pts)
         in_pic = bool(np.all((ipts >= 0) & (ipts < [w, h])))
         vis.append(in_pic and not _covered(pts, above).any())
     grid = tc[0] + np.linspace(0.05, 0.95, 8)[:, None, None] * (tc[1] - tc[0]) + np.linspace(0.05, 0.95, 10)[None, :, None] * (tc[3] - tc[0])
     share = float(_covered(grid.reshape(-1, 2), above).mean()) if above else 0.0
     inside = bool(np.all((ic >= 0) & (ic < [w, h])))
-    return TabledCard(code, True, "tabled", seat, order, ic, tc, inside, vis[0], vis[1], share, arrangement)
+    return TabledCard(code, True, "tabled", seat, order, ic, tc, inside, vis[0], vis[2], share, arrangement, vis[1], vis[3])
 
 
 def _fan(rng: np.random.Generator, n: int, cw: float, ch: float) -> list[np.ndarray]:
