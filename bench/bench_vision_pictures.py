@@ -72,11 +72,11 @@ def one_deck(deck: str, scenes: int, seed0: int, tilt: float = 0.0,
                         else calibrate_picture(scene.image, model)
                     dets = Detector(model, calib).detect(scene.image)
             except CalibrationError:
-                score.add(score_showdown(scene, [], model.layout.has))
+                score.add(score_showdown(scene, [], model.layout.index_corners))
                 out[way] = (score, refused + 1, secs)
                 continue
             secs.append(time.perf_counter() - t0)
-            s = score_showdown(scene, dets, model.layout.has)
+            s = score_showdown(scene, dets, model.layout.index_corners)
             s.misses = [f"{deck}: {m}" for m in s.misses]
             score.add(s)
     return deck, out

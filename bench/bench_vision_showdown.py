@@ -6,8 +6,8 @@
 Scenes come from :func:`vision.scene_showdown.render_showdown` (each tabled seat a fan, a loose heap
 or a spread, 5-7 cards; the other seats a seventh-street stud layout).  Per deck it prints:
 
-* **index visible**: tabled cards whose index corner (any the deck prints one at, as enrollment
-  measured its faces: ``layout.has``) shows wholly, read right / total (the #22 target: 99 %);
+* **index visible**: tabled cards whose index corner (at the corners the deck is read at, as enrollment
+  measured its faces: ``layout.index_corners``) shows wholly, read right / total (the #22 target: 99 %);
 * **wrong**: a detection on a tabled card with another card's code (a misread, or a card invented from
   a covered corner's pips);
 * **false**: a detection where no card lies;
@@ -271,7 +271,7 @@ def one_deck(deck: str, scenes: int, seed0: int, causes: bool = False) -> tuple[
         try:
             calib = calibrate(scene.image, scene.layout)
         except CalibrationError:
-            total.add(score_showdown(scene, [], model.layout.has))
+            total.add(score_showdown(scene, [], model.layout.index_corners))
             continue
         det = Detector(model, calib)
         trace: list[dict[str, object]] = []
@@ -282,9 +282,9 @@ def one_deck(deck: str, scenes: int, seed0: int, causes: bool = False) -> tuple[
         t0 = time.perf_counter()
         dets = det.detect(scene.image)
         ms = (time.perf_counter() - t0) * 1000
-        s = score_showdown(scene, dets, model.layout.has)
+        s = score_showdown(scene, dets, model.layout.index_corners)
         if causes:
-            explain_misses(scene, dets, trace, list(CODES), s, model.layout.has)
+            explain_misses(scene, dets, trace, list(CODES), s, model.layout.index_corners)
         s.ms.append(ms)
         total.add(s)
     total.misses = [f"{deck}: {m}" for m in total.misses]

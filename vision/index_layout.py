@@ -57,6 +57,16 @@ class IndexLayout(NamedTuple):
         tl, tr, br, bl = self.has
         return (bl, tr) if self.flip else (tl, br)
 
+    @property
+    def index_corners(self) -> tuple[bool, bool, bool, bool]:
+        """The corners (:data:`CORNERS` order) a card's index is read at: the diagonal pair the
+        detector reads (top left and bottom right, or with ``flip`` the other two), less one whose
+        windows do not tell the ranks apart.  Why not ``has`` itself: a corner of the other pair can
+        tell the ranks apart by the pips or the art that reach it (swiss-xvii, joan-darc: a pip
+        beside the top right), which is no index; the showdown bench counts an index as shown here."""
+        tl, tr, br, bl = self.has
+        return (False, tr, False, bl) if self.flip else (tl, False, br, False)
+
     def describe(self) -> str:
         named = [c for c, h in zip(CORNERS, self.has, strict=True) if h]
         return ("index at " + ", ".join(named) if named else "no corner index") + (" (read turned top to bottom)" if self.flip else "")

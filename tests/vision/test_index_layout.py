@@ -47,6 +47,21 @@ def test_enrollment_finds_the_corners_that_carry_an_index(faces_dir, deck: str, 
     assert layout.has == has and layout.flip == flip, layout
 
 
+@pytest.mark.parametrize(("deck", "corners"), [
+    ("anglo", (True, False, True, False)),
+    ("paris+mirror", (False, True, False, True)),
+    ("anglo+onecorner", (True, False, False, False)),
+    ("anglo+onecorner+mirror", (False, True, False, False)),
+])
+def test_the_index_is_counted_at_the_corners_it_is_read_at(faces_dir, deck: str, corners: tuple[bool, ...]) -> None:
+    """Where a tabled card's index shows (the showdown bench's truth): at the pair of corners read, and
+    only those of it that carry an index; a corner of the other pair that tells the ranks apart by a
+    pip beside it (swiss-xvii's, joan-darc's top right) is no index."""
+    assert _layout(faces_dir(deck)).index_corners == corners
+    pips_elsewhere = index_layout.IndexLayout((True, True, True, True), (10.0, 8.0, 10.0, 7.5), False)
+    assert pips_elsewhere.index_corners == (True, False, True, False)
+
+
 def test_a_deck_whose_index_differs_little_within_a_suit_is_read_at_its_better_pair_of_corners(faces_dir) -> None:
     """``x-pysol-kabale`` (a tuning deck since its loss was bisected) prints a small rank beside a
     large suit sign at the top right and bottom left: within a suit its corner windows differ little,
