@@ -103,7 +103,7 @@ def _width(c: TabledCard | object) -> float:
 
 def score_showdown(scene: Scene, dets: list[Detection], printed: tuple[bool, bool, bool, bool] = STANDARD_CORNERS) -> ShowdownScore:
     """The counts above for one scene (see the module's docstring for the matching); ``printed``: the
-    deck's index corners (enrollment's ``layout.has``), where a tabled card's index shows."""
+    corners a tabled card's index is counted at (enrollment's ``layout.index_corners``)."""
     sc = ShowdownScore(scenes=1)
     truth = [c for c in scene.cards if c.in_view]
     by_code = {c.code: c for c in truth if c.face_up}

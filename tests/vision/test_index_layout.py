@@ -55,9 +55,13 @@ def test_enrollment_finds_the_corners_that_carry_an_index(faces_dir, deck: str, 
 ])
 def test_the_index_is_counted_at_the_corners_it_is_read_at(faces_dir, deck: str, corners: tuple[bool, ...]) -> None:
     """Where a tabled card's index shows (the showdown bench's truth): at the pair of corners read, and
-    only those of it that carry an index; a corner of the other pair that tells the ranks apart by a
-    pip beside it (swiss-xvii's, joan-darc's top right) is no index."""
+    only those of it that carry an index."""
     assert _layout(faces_dir(deck)).index_corners == corners
+
+
+def test_a_corner_of_the_other_pair_that_tells_ranks_by_its_pips_is_no_index() -> None:
+    """swiss-xvii's and joan-darc's top right and bottom left tell the ranks apart by a pip of the art
+    beside them (enrollment's ``has``: all four corners), where nothing is printed."""
     pips_elsewhere = index_layout.IndexLayout((True, True, True, True), (10.0, 8.0, 10.0, 7.5), False)
     assert pips_elsewhere.index_corners == (True, False, True, False)
 
