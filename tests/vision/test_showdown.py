@@ -289,22 +289,3 @@ def test_a_spread_that_touches_is_read_as_tabled_cards(faces_dir, deck: str, see
     assert [c.code for c in cards if not _read_right(c, dets)] == []
     assert sorted(str(d.card) for d in _on_seat(scene, seat, dets)) == sorted(c.code for c in cards)
     assert _invented(scene, dets) == []
-
-
-@pytest.mark.slow
-def test_a_card_read_at_many_corners_outvotes_one_surer_reading(faces_dir) -> None:
-    """bellot 92002 seat 2: the 3c of a spread is read 3c at eight of its hypothesised corners (0.946-0.956)
-    and 3s at one (0.960); the surest alone showed it as the 3s, a card of another seat.  Where the surer
-    leads by less than ``tabled_vote_lead`` the label more corners read is kept.  Without the vote
-    (``tabled_vote_lead`` 0) the 3c is lost and a 3s lies on it; with it the seat reads right, none
-    invented."""
-    scene = render_showdown(FaceSet.load(faces_dir("bellot")), 92002)
-    cards = _tabled(scene, 2)
-    three = next(c for c in cards if c.code == "3c")
-    before = _detect(faces_dir, scene, "bellot", tabled_vote_lead=0.0)
-    assert [c.code for c in cards if not _read_right(c, before)] == ["3c"]
-    assert "3s" in [d.card for d in _on_seat(scene, 2, before)
-                    if float(np.linalg.norm(d.center - three.center)) < 0.5 * _width(three)]
-    dets = _detect(faces_dir, scene, "bellot")
-    assert [c.code for c in cards if c.index_visible and not _read_right(c, dets)] == []
-    assert "3s" not in [d.card for d in _on_seat(scene, 2, dets)]

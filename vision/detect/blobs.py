@@ -52,7 +52,6 @@ class BlobStage(TabledStage):
         self.occluders = []
         self._row_outlines = {}
         self._tabled_ids = set()
-        self._tabled_support = {}
         self._fg_contours, self._fg_table = list(self.segmenter.contours(frame)), None
         # (contour, how many cuts deep, the blob it was cut from, whether it was opened: see _opened)
         queue: list[tuple[np.ndarray, int, int, bool]] = [(c, 0, -1, False) for c in self._fg_contours]

@@ -45,7 +45,6 @@ class DetectParams:
     tabled_lead: float = 0.01  # such a card whose label leads the next by less (as settled: corner, discriminant, strip look) is a close call: left unread or dropped
     tabled_askew_deg: float = 5.0  # a row's blob read as tabled cards is taken for them when one lies this far off the row
     tabled_same_mm: float = 3.0  # two tabled readings this close, edges parallel, are one card (a fan's neighbours: 4 mm and 5 degrees apart)
-    tabled_vote_lead: float = 0.01  # of two labels read for one card, the one more corners read wins if the surer leads it by less
     tabled_hidden: float = 0.5  # ... as are two each of whose index strips lies this much inside the other's outline (neither index could show)
     tabled_cover: float = 0.4  # the cards read must cover this share of the blob, or it is no tabled hand
     tabled_first_cover: float = 0.9  # a blob that is no row and would come apart when opened is read corner first before, and taken if its cards cover this much of it (a spread touching at corners); over 1: opened first

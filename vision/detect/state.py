@@ -81,7 +81,6 @@ class DetectorState:
     shaken: bool
     _row_outlines: dict[int, np.ndarray]  # the frame's row blobs' outlines (table mm), by blob
     _tabled_ids: set[int]  # ids of the frame's detections read as tabled cards
-    _tabled_support: dict[int, int]  # ... and of each, how many of its blob's corner readings read its label
     #: the frame's foreground contours (half-size px), and the same in table mm once a tabled card asks
     _fg_contours: list[np.ndarray]
     _fg_table: list[np.ndarray] | None

@@ -132,16 +132,10 @@ class TabledStage(StripStage, DiscriminantStage, RowStage):
         cover = rec["cover"] = self._cover(tab, [tc for _c, _s, tc in cards])
         if cover < (self.p.tabled_cover if least is None else least):
             return None
-        support: dict[str | None, int] = {}
-        for label, _score, _tc, close in found:
-            if not close:
-                code = self.deck.code(label)
-                support[code] = support.get(code, 0) + 1
         out = []
         for k, (code, score, tc) in enumerate(sorted(cards, key=lambda c: (c[0] is None, -c[1]))):
             out.append(Detection(code, True, self.calib.to_image(tc), tc, score, covered=True, blob=blob_id, order=k))
             self._tabled_ids.add(id(out[-1]))
-            self._tabled_support[id(out[-1])] = support.get(code, 0) if code is not None else 0
         rec["result"] = out
         return out
 
@@ -158,36 +152,21 @@ class TabledStage(StripStage, DiscriminantStage, RowStage):
 
     def _tabled_unique(self, dets: list[Detection]) -> list[Detection]:
         """One reading of each card and one card of each label in the frame, where tabled cards
-        are among them: a card read twice under two labels (:meth:`_one_card`) keeps the surer, unless
-        more of its blob's corner readings read the other and the surer leads it by less than
-        ``tabled_vote_lead``; a label read twice (a card in two of the pieces a blob was cut into, or
-        a tabled card and a row's) keeps its surest reading.  Frames without tabled cards are left as
-        they are.
-
-        Why the vote: a card is read at several hypothesised corners (both ends of each edge, the
-        outline and the lines inside), and where one of them reads another label a shade surer, the
-        surest alone took it: a 3c read 3c at eight corners (0.946-0.956) and 3s at one (0.960) was
-        shown as the 3s (bellot, simplistic, seed 92002; session 36).  A reading far surer keeps its
-        word (slavic_costumes's 6d read once at 0.918 against 6h twice at 0.893 and 0.882)."""
+        are among them: a card read twice under two labels (:meth:`_one_card`) keeps the surer; a label read
+        twice (a card in two of the pieces a blob was cut into, or a tabled card and a row's)
+        keeps its surest reading.  Frames without tabled cards are left as they are."""
         if not any(id(d) in self._tabled_ids for d in dets):
             return dets
         order = sorted(range(len(dets)), key=lambda k: (dets[k].card is None, -dets[k].score))
         kept: list[Detection] = []
         labels: set[str] = set()
-        support = self._tabled_support
         for k in order:
             d = dets[k]
             tabled = id(d) in self._tabled_ids
             if d.card is not None and d.card in labels:
                 continue
-            if tabled:
-                rivals = [o for o in kept if id(o) in self._tabled_ids and self._one_card(d.table_corners, o.table_corners)]
-                if rivals and not all(o.card is not None and support.get(id(d), 0) > support.get(id(o), 0) and
-                                      o.score - d.score < self.p.tabled_vote_lead for o in rivals):
-                    continue
-                for o in rivals:  # (outvoted: its label is free again)
-                    kept.remove(o)
-                    labels.discard(o.card or "")
+            if tabled and any(id(o) in self._tabled_ids and self._one_card(d.table_corners, o.table_corners) for o in kept):
+                continue
             kept.append(d)
             if d.card is not None:
                 labels.add(d.card)
