@@ -170,9 +170,8 @@ def _index_poses(c: TabledCard, printed: tuple[bool, bool, bool, bool]) -> list[
     """The card's visible index corners as (corner, x direction along its short edge, inwards), table mm."""
     tc = c.table_corners
     ex = (tc[1] - tc[0]) / float(np.linalg.norm(tc[1] - tc[0]))
-    shown = (c.index_tl, c.index_tr, c.index_br, c.index_bl)
     poses = [(tc[0], ex), (tc[1], -ex), (tc[2], -ex), (tc[3], ex)]
-    return [pose for pose, p, s in zip(poses, printed, shown, strict=True) if p and s]
+    return [pose for pose, p, s in zip(poses, printed, c.strips_shown, strict=True) if p and s]
 
 
 def explain_misses(scene: Scene, dets: list[Detection], trace: list[dict[str, object]], labels: list[str],

@@ -60,6 +60,11 @@ class TabledCard(TruthCard):
     index_bl: bool = False  # ... the bottom-left corner's
 
     @property
+    def strips_shown(self) -> tuple[bool, bool, bool, bool]:
+        """Whether each corner's strip shows (:data:`vision.index_layout.CORNERS` order)."""
+        return (self.index_tl, self.index_tr, self.index_br, self.index_bl)
+
+    @property
     def index_visible(self) -> bool:
         """An index shows, for a deck printed at the top left and bottom right."""
         return self.index_shown(STANDARD_CORNERS)
@@ -70,13 +75,11 @@ class TabledCard(TruthCard):
         corner, or at the top right and bottom left, shows its index where a standard one shows
         blank paper or pips; counted by the standard corners its hidden indices were counted as
         shown and its shown ones as hidden (the showdown bench until session 36)."""
-        shown = (self.index_tl, self.index_tr, self.index_br, self.index_bl)
-        return any(p and s for p, s in zip(printed, shown, strict=True))
+        return any(p and s for p, s in zip(printed, self.strips_shown, strict=True))
 
     def corners_shown(self, printed: tuple[bool, bool, bool, bool] = (True, True, True, True)) -> str:
         """The printed corners whose strip shows, by name (``"TL"``, ``"TLBR"``...), for messages."""
-        shown = (self.index_tl, self.index_tr, self.index_br, self.index_bl)
-        return "".join(n for n, p, s in zip(("TL", "TR", "BR", "BL"), printed, shown, strict=True) if p and s)
+        return "".join(n for n, p, s in zip(("TL", "TR", "BR", "BL"), printed, self.strips_shown, strict=True) if p and s)
 
 
 #: a standard deck's printed corners (top left, bottom right), in :data:`vision.index_layout.CORNERS` order
